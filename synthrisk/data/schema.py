@@ -1,0 +1,143 @@
+"""Dataset schema: column types and roles, validated on load and against data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pandas as pd
+import yaml
+
+from ..errors import SchemaError
+
+CATEGORICAL, CONTINUOUS, INTEGER = "categorical", "continuous", "integer"
+NUMERIC_TYPES = (CONTINUOUS, INTEGER)
+
+
+def _json_schema() -> dict:
+    text = resources.files("synthrisk").joinpath("schemas/dataset.schema.yaml").read_text()
+    return yaml.safe_load(text)
+
+
+@dataclass(frozen=True)
+class DatasetSchema:
+    name: str
+    columns: dict[str, str]
+    quasi_identifiers: list[str]
+    sensitive: list[str]
+    source: dict = field(default_factory=dict)
+    drop: list[str] = field(default_factory=list)
+    origin: str = "<dict>"
+
+    @classmethod
+    def from_dict(cls, raw: dict, origin: str = "<dict>") -> "DatasetSchema":
+        """Validate a parsed schema (structure, then roles) and build it."""
+        try:
+            jsonschema.validate(raw, _json_schema())
+        except jsonschema.ValidationError as exc:
+            key = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
+            raise SchemaError(f"{origin}: invalid dataset schema at '{key}': {exc.message}") from None
+        columns = {name: spec["type"] for name, spec in raw["columns"].items()}
+        qi, sensitive = list(raw["quasi_identifiers"]), list(raw["sensitive"])
+        for role, names in (("quasi_identifiers", qi), ("sensitive", sensitive)):
+            unknown = [c for c in names if c not in columns]
+            if unknown:
+                raise SchemaError(f"{origin}: {role} lists {unknown} which are not in 'columns'")
+        both = sorted(set(qi) & set(sensitive))
+        if both:
+            raise SchemaError(
+                f"{origin}: column(s) {both} are both quasi-identifier and sensitive; "
+                "an attribute the attacker already knows cannot be disclosed"
+            )
+        dropped_and_used = sorted(set(raw.get("drop", [])) & set(columns))
+        if dropped_and_used:
+            raise SchemaError(f"{origin}: column(s) {dropped_and_used} are in both 'drop' and 'columns'")
+        return cls(
+            name=raw["name"], columns=columns, quasi_identifiers=qi, sensitive=sensitive,
+            source=dict(raw["source"]), drop=list(raw.get("drop", [])), origin=origin,
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name, "source": self.source,
+            "columns": {c: {"type": t} for c, t in self.columns.items()},
+            "quasi_identifiers": self.quasi_identifiers, "sensitive": self.sensitive,
+            "drop": self.drop,
+        }
+
+    @property
+    def categorical(self) -> list[str]:
+        return [c for c, t in self.columns.items() if t == CATEGORICAL]
+
+    @property
+    def numeric(self) -> list[str]:
+        return [c for c, t in self.columns.items() if t in NUMERIC_TYPES]
+
+    def is_categorical(self, column: str) -> bool:
+        return self.columns[column] == CATEGORICAL
+
+    def conform(self, df: pd.DataFrame, what: str = "data") -> pd.DataFrame:
+        """Check that `df` has exactly the schema's columns and cast them to their types.
+
+        Columns listed under `drop` are removed; any other column the schema does not know is an
+        error rather than being dropped silently. Missing values are kept as missing.
+        """
+        df = df.drop(columns=[c for c in self.drop if c in df.columns])
+        missing = [c for c in self.columns if c not in df.columns]
+        if missing:
+            raise SchemaError(f"{what}: column(s) {missing} of schema {self.origin} are missing from the data")
+        extra = [c for c in df.columns if c not in self.columns]
+        if extra:
+            raise SchemaError(
+                f"{what}: column(s) {extra} are not in schema {self.origin}; "
+                "add them to 'columns' or list them under 'drop'"
+            )
+        out = pd.DataFrame(index=df.index)
+        for column, kind in self.columns.items():
+            out[column] = _cast(df[column], kind, f"{what}: column '{column}'")
+        return out.reset_index(drop=True)
+
+    def check_levels(self, df: pd.DataFrame, what: str = "data") -> None:
+        """Categorical columns need at least two levels (missing counts as a level)."""
+        for column in self.categorical:
+            n_levels = df[column].nunique(dropna=False)
+            if n_levels < 2:
+                raise SchemaError(
+                    f"{what}: categorical column '{column}' has a single level "
+                    f"({df[column].iloc[0]!r}); it carries no information: remove it or list it under 'drop'"
+                )
+
+
+def _cast(series: pd.Series, kind: str, where: str) -> pd.Series:
+    if kind == CATEGORICAL:
+        # Strings throughout, so that 1 and "1" are one level and parquet round-trips keep the type.
+        values = series.astype(object)
+        return values.where(values.isna(), values.astype(str)).astype(object)
+    numeric = pd.to_numeric(series, errors="coerce")
+    bad = numeric.isna() & series.notna()
+    if bad.any():
+        examples = series[bad].astype(str).unique()[:3].tolist()
+        raise SchemaError(f"{where} is declared {kind} but holds non-numeric values such as {examples}")
+    if kind == INTEGER:
+        finite = numeric.dropna()
+        if not np.allclose(finite, np.round(finite)):
+            raise SchemaError(f"{where} is declared integer but holds fractional values")
+        return numeric.round().astype("Int64")
+    return numeric.astype("float64")
+
+
+def load_schema(path: str | Path) -> DatasetSchema:
+    """Read and validate a dataset schema YAML file."""
+    path = Path(path)
+    if not path.exists():
+        raise SchemaError(f"{path}: schema file does not exist")
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise SchemaError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise SchemaError(f"{path}: a dataset schema must be a mapping")
+    return DatasetSchema.from_dict(raw, origin=str(path))
