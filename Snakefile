@@ -1,0 +1,28 @@
+"""synthrisk: load -> split -> generate -> attack (RAPID, MIA) and DP experiments -> report."""
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+wildcard_constraints:
+    dataset=r"[A-Za-z0-9_]+",
+    generator=r"[A-Za-z0-9_]+",
+    seed=r"\d+",
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/generate.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        all_synthetic(),

@@ -1,0 +1,88 @@
+"""The `synthrisk` command: each subcommand takes CSV/Parquet files and a dataset schema.
+
+With --json, exactly one JSON object goes to stdout and nothing else (library chatter is sent to
+stderr), so the output can be piped into other tools.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+
+from .errors import SynthriskError
+
+
+def _add_generate(sub):
+    p = sub.add_parser("generate", help="fit a generator on training data and write synthetic data")
+    p.add_argument("--generator", required=True,
+                   help="backend name (cart, sdv, identity, independent) or NAME from --config's generators")
+    p.add_argument("--model", help="sdv: synthesizer class, e.g. CTGANSynthesizer")
+    p.add_argument("--params", default="{}", help="JSON object of backend parameters")
+    p.add_argument("--train", required=True)
+    p.add_argument("--schema", required=True)
+    p.add_argument("--n", type=int, required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help=".parquet or .csv; a status .json is written beside it")
+    p.add_argument("--json", action="store_true", help="print the status as JSON")
+    p.set_defaults(func=_run_generate)
+
+
+def _run_generate(args) -> dict:
+    from pathlib import Path
+
+    from .data import load_schema
+    from .data.split import ROW_ID
+    from .generators.run import run_generator
+    from .io import read_table, write_json, write_table
+
+    schema = load_schema(args.schema)
+    train = read_table(args.train)
+    train = schema.conform(train.drop(columns=[ROW_ID], errors="ignore"), what=args.train)
+    try:
+        params = json.loads(args.params)
+    except json.JSONDecodeError as exc:
+        raise SynthriskError(f"--params: not a JSON object: {exc}") from None
+    spec = {"backend": args.generator, "params": params}
+    if args.model:
+        spec["model"] = args.model
+    synthetic, status = run_generator(args.generator, spec, train, schema, n=args.n, seed=args.seed)
+    status.pop("traceback", None)
+    write_table(synthetic, args.out)
+    write_json(status, Path(args.out).with_suffix(".json"))
+    if status["status"] != "ok":
+        raise SynthriskError(f"generator {args.generator!r} failed: {status['error']}")
+    return status
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="synthrisk", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_generate(sub)
+    from .commands import add_method_commands
+
+    add_method_commands(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        # Libraries print progress and warnings; keep stdout for the one JSON object.
+        with contextlib.redirect_stdout(sys.stderr):
+            result = args.func(args)
+    except SynthriskError as exc:
+        print(f"synthrisk {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    if getattr(args, "json", False):
+        print(json.dumps(result, sort_keys=True, default=float))
+    else:
+        for key, value in result.items():
+            if not isinstance(value, (list, dict)):
+                print(f"{key}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

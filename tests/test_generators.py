@@ -1,0 +1,81 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthrisk.data import split_real
+from synthrisk.errors import ConfigError
+from synthrisk.generators import backends, make_generator
+from synthrisk.generators.run import run_generator
+
+FAST = {
+    "cart": {"backend": "cart"},
+    "identity": {"backend": "identity"},
+    "independent": {"backend": "independent"},
+    "gaussian_copula": {"backend": "sdv", "model": "GaussianCopulaSynthesizer"},
+    "tvae": {"backend": "sdv", "model": "TVAESynthesizer", "params": {"epochs": 2}},
+}
+
+
+@pytest.fixture(scope="module")
+def adult_train(adult):
+    return split_real(adult, 800, 10, 0, seed=0)["train"].drop(columns="row_id")
+
+
+def check_output_schema(synthetic, train, schema, n):
+    assert list(synthetic.columns) == list(train.columns)
+    assert synthetic.dtypes.equals(train.dtypes)
+    assert len(synthetic) == n
+    for column in schema.categorical:
+        assert set(synthetic[column].dropna()) <= set(train[column].dropna()), column
+
+
+@pytest.mark.parametrize("name", list(FAST))
+def test_output_schema_and_determinism(name, adult_train, adult_schema):
+    first = make_generator(FAST[name], seed=3).fit(adult_train, adult_schema).sample(500, seed=3)
+    check_output_schema(first, adult_train, adult_schema, 500)
+    again = make_generator(FAST[name], seed=3).fit(adult_train, adult_schema).sample(500, seed=3)
+    pd.testing.assert_frame_equal(first, again)
+
+
+@pytest.mark.parametrize("name", ["cart", "independent", "identity"])
+def test_missing_values_are_reproduced(name, mixed, mixed_schema):
+    synthetic = make_generator(FAST[name], seed=0).fit(mixed, mixed_schema).sample(2000, seed=1)
+    check_output_schema(synthetic, mixed, mixed_schema, 2000)
+    for column in ("num", "cnt", "cat"):
+        assert 0.03 < synthetic[column].isna().mean() < 0.2, column
+
+
+def test_identity_releases_the_members(adult_train, adult_schema):
+    out = make_generator(FAST["identity"]).fit(adult_train, adult_schema).sample(len(adult_train), 0)
+    key = lambda f: f.astype(str).apply("|".join, axis=1).sort_values().tolist()
+    assert key(out) == key(adult_train)
+
+
+def test_cart_keeps_relationships_independent_breaks_them(sim_schema):
+    from synthrisk.data import load_dataset
+
+    real = load_dataset(sim_schema).iloc[:3000]
+    corr = lambda f: f["x1"].corr(f["y_cont"])
+    cart = make_generator(FAST["cart"], seed=0).fit(real, sim_schema).sample(3000, 0)
+    indep = make_generator(FAST["independent"], seed=0).fit(real, sim_schema).sample(3000, 0)
+    assert abs(corr(cart) - corr(real)) < 0.1
+    assert abs(corr(indep)) < 0.06
+
+
+def test_unknown_backend_is_a_config_error():
+    with pytest.raises(ConfigError, match="generators.mine.backend: unknown generator backend 'nope'"):
+        make_generator({"backend": "nope"}, name="mine")
+    assert {"cart", "sdv", "identity", "independent"} <= set(backends())
+
+
+def test_failures_and_timeouts_are_recorded_not_raised(adult_train, adult_schema):
+    synthetic, status = run_generator("bad", {"backend": "sdv", "model": "NoSuchSynthesizer"},
+                                      adult_train, adult_schema, 100, 0)
+    assert status["status"] == "failed" and "NoSuchSynthesizer" in status["error"]
+    assert len(synthetic) == 0 and list(synthetic.columns) == list(adult_train.columns)
+    spec = {"backend": "sdv", "model": "CTGANSynthesizer", "params": {"epochs": 500}, "timeout": 1.0}
+    _, status = run_generator("slow", spec, adult_train, adult_schema, 100, 0)
+    assert status["status"] == "failed" and "time limit" in status["error"]
+    _, status = run_generator("ok", FAST["cart"], adult_train, adult_schema, 100, 0)
+    assert status["status"] == "ok" and status["versions"]["scikit-learn"]
+    assert status["fit_seconds"] >= 0 and status["n_rows"] == 100
