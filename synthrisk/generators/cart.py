@@ -21,16 +21,10 @@ import pandas as pd
 from sklearn.preprocessing import OneHotEncoder
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
+from ..data.encoding import category_strings, numeric_values
 from ..data.schema import DatasetSchema
 from ..errors import ConfigError
 from .base import Generator, register
-
-MISSING_LEVEL = "\x00missing"  # a level no real category can collide with
-
-
-def _category_strings(series: pd.Series) -> np.ndarray:
-    return series.astype(object).where(series.notna(), MISSING_LEVEL).astype(str).to_numpy()
-
 
 class _PredictorEncoder:
     """Numeric predictors as floats (NaN left for the tree's native missing-value handling),
@@ -42,15 +36,15 @@ class _PredictorEncoder:
         self.onehot = None
         if self.categorical:
             self.onehot = OneHotEncoder(handle_unknown="ignore", sparse_output=False, dtype=np.float32)
-            self.onehot.fit(np.column_stack([_category_strings(train[c]) for c in self.categorical]))
+            self.onehot.fit(np.column_stack([category_strings(train[c]) for c in self.categorical]))
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
         blocks = []
         if self.numeric:
-            blocks.append(frame[self.numeric].astype("float64").to_numpy(na_value=np.nan))
+            blocks.append(numeric_values(frame[self.numeric]))
         if self.onehot is not None:
             blocks.append(self.onehot.transform(
-                np.column_stack([_category_strings(frame[c]) for c in self.categorical])))
+                np.column_stack([category_strings(frame[c]) for c in self.categorical])))
         return np.hstack(blocks).astype(np.float32)
 
 
@@ -98,9 +92,9 @@ class CartGenerator(Generator):
     def _fit_tree(self, features, y: pd.Series, categorical: bool, position: int):
         params = dict(min_samples_leaf=self.min_leaf, random_state=self.seed + position)
         if categorical:
-            labels = _category_strings(y)
+            labels = category_strings(y)
             return DecisionTreeClassifier(**params).fit(features, labels)
-        values = y.astype("float64").to_numpy(na_value=np.nan)
+        values = numeric_values(y.to_frame())[:, 0]
         missing = np.isnan(values)
         filled = np.where(missing, np.nanmedian(values) if (~missing).any() else 0.0, values)
         spread = filled.std() or 1.0

@@ -1,0 +1,168 @@
+"""RAPID: share of real records whose sensitive attribute an attacker, trained on synthetic data
+only, infers from their quasi-identifiers (Templ, Thees & Müller 2026, arXiv:2602.09235)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
+
+from ..data.schema import DatasetSchema
+from ..data.split import ROW_ID
+from ..errors import ConfigError, DataError
+from .attackers import make_attacker, model_frame, predict_true_class_probability
+from .attribution import attribute_risk
+from .scores import (CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores,
+                     class_baseline, continuous_errors)
+
+THRESHOLD_GRID = np.round(np.arange(0.0, 1.0001, 0.05), 2)
+
+
+@dataclass
+class RapidResult:
+    rapid: float
+    n_records: int
+    n_at_risk: int
+    ci_low: float
+    ci_high: float
+    sensitive: str
+    attacker: str
+    kind: str                 # "categorical" or "continuous"
+    method: str               # categorical method or continuous error
+    threshold: float          # tau (categorical) or epsilon (continuous)
+    p_value: float | None
+    n_permutations: int
+    curve: pd.DataFrame       # columns: threshold, rapid
+    records: pd.DataFrame     # row_id, score, at_risk (no raw values)
+    attribution: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def to_json(self) -> dict:
+        """The JSON of DESIGN.md (`rapid`, `n_records`, `n_at_risk`, `tau`, `attacker`, `sensitive`,
+        `curve`) plus the interval, the test and the settings. For a continuous attribute `tau` is
+        null, `epsilon` holds the tolerance and curve entries are {epsilon, rapid}."""
+        name = "tau" if self.kind == "categorical" else "epsilon"
+        return {
+            "rapid": self.rapid, "n_records": self.n_records, "n_at_risk": self.n_at_risk,
+            "tau": self.threshold if self.kind == "categorical" else None,
+            "epsilon": self.threshold if self.kind == "continuous" else None,
+            "attacker": self.attacker, "sensitive": self.sensitive, "kind": self.kind,
+            "method": self.method, "ci_low": self.ci_low, "ci_high": self.ci_high,
+            "ci_method": "wilson", "p_value": self.p_value, "n_permutations": self.n_permutations,
+            "curve": [{name: float(t), "rapid": float(r)}
+                      for t, r in zip(self.curve["threshold"], self.curve["rapid"])],
+        }
+
+
+def _check_inputs(real, synthetic, schema: DatasetSchema, sensitive: str):
+    if sensitive not in schema.columns:
+        raise ConfigError(f"sensitive attribute '{sensitive}' is not a column of schema {schema.origin}")
+    if sensitive in schema.quasi_identifiers:
+        raise ConfigError(f"'{sensitive}' is a quasi-identifier in {schema.origin}; the attacker already knows it")
+    real_cols = [c for c in real.columns if c != ROW_ID]
+    syn_cols = [c for c in synthetic.columns if c != ROW_ID]
+    if set(real_cols) != set(syn_cols):
+        raise DataError(
+            "real and synthetic data have different columns: only in real "
+            f"{sorted(set(real_cols) - set(syn_cols))}, only in synthetic {sorted(set(syn_cols) - set(real_cols))}"
+        )
+    row_ids = real[ROW_ID].to_numpy() if ROW_ID in real else np.arange(len(real))
+    real = schema.conform(real.drop(columns=[ROW_ID], errors="ignore"), what="real data")
+    synthetic = schema.conform(synthetic.drop(columns=[ROW_ID], errors="ignore"), what="synthetic data")
+    if len(real) == 0 or len(synthetic) == 0:
+        raise DataError(f"RAPID needs records: real has {len(real)}, synthetic {len(synthetic)}")
+    return real, synthetic, row_ids
+
+
+def rapid(
+    real: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema, sensitive: str,
+    attacker: str = "rf", tau: float = 0.3, epsilon: float = 0.10, method: str = "rcs_marginal",
+    error: str = "relative", delta: float = 0.01, n_permutations: int = 199, n_trees: int = 500,
+    seed: int = 0, n_jobs: int = 1, attribution: bool = True,
+) -> RapidResult:
+    """RAPID of `synthetic` for `sensitive`, attacking the `real` records (pass the members).
+
+    `real` may carry a `row_id` column (the split files do); it is copied into the per-record
+    table so that records can be traced without copying any of their values.
+    """
+    if not 0.0 <= tau <= 1.0:
+        raise ConfigError(f"tau must be in [0, 1], got {tau}")
+    if not epsilon > 0:
+        raise ConfigError(f"epsilon must be > 0, got {epsilon}")
+    real, synthetic, row_ids = _check_inputs(real, synthetic, schema, sensitive)
+    categorical = schema.is_categorical(sensitive)
+    if categorical and method not in CATEGORICAL_METHODS:
+        raise ConfigError(f"method {method!r} unknown; choose one of {list(CATEGORICAL_METHODS)}")
+    if not categorical and error not in CONTINUOUS_ERRORS:
+        raise ConfigError(f"error {error!r} unknown; choose one of {list(CONTINUOUS_ERRORS)}")
+    features = list(schema.quasi_identifiers)
+    model = make_attacker(attacker, schema, features, categorical, seed=seed, n_trees=n_trees, n_jobs=n_jobs)
+    x_syn, x_real = model_frame(synthetic, schema, features), model_frame(real, schema, features)
+    rng = np.random.default_rng(seed)
+
+    if categorical:
+        y_syn = model_frame(synthetic, schema, [sensitive])[sensitive].to_numpy()
+        y_real = model_frame(real, schema, [sensitive])[sensitive].to_numpy()
+        b = class_baseline(y_real, sensitive)
+        if len(np.unique(y_syn)) < 2:
+            # Nothing to learn: the attacker can only predict the one class it saw.
+            classes = np.unique(y_syn)
+            proba = np.ones((len(y_real), 1))
+        else:
+            model.fit(x_syn, y_syn)
+            _, proba, classes = predict_true_class_probability(model, x_real, y_real)
+        classes = list(classes)
+
+        def score(labels: np.ndarray) -> np.ndarray:
+            lookup = {c: k for k, c in enumerate(classes)}
+            index = np.array([lookup.get(y, -1) for y in labels])
+            g = np.where(index >= 0, proba[np.arange(len(labels)), np.maximum(index, 0)], 0.0)
+            return categorical_scores(g, class_baseline(labels, sensitive), method, proba, index)
+
+        truth, threshold, method_name = y_real, tau, method
+    else:
+        y_syn = numeric_column(synthetic, sensitive)
+        y_real = numeric_column(real, sensitive)
+        keep = ~np.isnan(y_syn)
+        model.fit(x_syn[keep], y_syn[keep])
+        yhat = model.predict(x_real)
+
+        def score(values: np.ndarray) -> np.ndarray:
+            # A missing true value cannot be inferred to within a tolerance: infinite error.
+            return np.where(np.isnan(values), np.inf, continuous_errors(values, yhat, error, delta))
+
+        truth, threshold, method_name = y_real, epsilon, error
+
+    scores = score(truth)
+    flags = at_risk(scores, threshold, categorical)
+    n_at_risk = int(flags.sum())
+    low, high = proportion_confint(n_at_risk, len(flags), alpha=0.05, method="wilson")
+    curve = pd.DataFrame({
+        "threshold": THRESHOLD_GRID,
+        "rapid": [float(at_risk(scores, t, categorical).mean()) for t in THRESHOLD_GRID],
+    })
+    p_value = None
+    if n_permutations:
+        # Labels permuted with predictions fixed: the null of no link between what the attacker
+        # predicts for a record and that record's own value.
+        exceed = sum(
+            at_risk(score(rng.permutation(truth)), threshold, categorical).mean() >= flags.mean()
+            for _ in range(n_permutations)
+        )
+        p_value = (1 + exceed) / (1 + n_permutations)
+    records = pd.DataFrame({ROW_ID: row_ids, "score": scores, "at_risk": flags})
+    result = RapidResult(
+        rapid=float(flags.mean()), n_records=len(flags), n_at_risk=n_at_risk,
+        ci_low=float(low), ci_high=float(high), sensitive=sensitive, attacker=attacker,
+        kind="categorical" if categorical else "continuous", method=method_name,
+        threshold=float(threshold), p_value=p_value, n_permutations=n_permutations,
+        curve=curve, records=records,
+    )
+    if attribution:
+        result.attribution = attribute_risk(real, flags, schema)
+    return result
+
+
+def numeric_column(frame: pd.DataFrame, column: str) -> np.ndarray:
+    return frame[column].astype("float64").to_numpy(na_value=np.nan)
