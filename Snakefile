@@ -20,9 +20,12 @@ wildcard_constraints:
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/generate.smk"
+include: "workflow/rules/rapid.smk"
 
 
 rule all:
     default_target: True
     input:
         all_synthetic(),
+        "results/tables/rapid.csv",
+        rapid_simulation_target(),

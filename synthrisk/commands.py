@@ -2,5 +2,7 @@
 
 
 def add_method_commands(sub) -> None:
-    for module in ():
+    from .rapid import cli as rapid_cli
+
+    for module in (rapid_cli,):
         module.add_command(sub)

@@ -35,3 +35,13 @@ def logged(smk):
         finally:
             logging.getLogger().removeHandler(handler)
             sys.stdout, sys.stderr = old_out, old_err
+
+
+def upstream_failure(status_path) -> str | None:
+    """The error of a failed generator run, or None when its synthetic data can be used."""
+    from .io import read_json
+
+    status = read_json(status_path)
+    if status.get("status") == "ok":
+        return None
+    return f"generator {status.get('generator')} failed: {status.get('error')}"

@@ -34,6 +34,7 @@ class RapidResult:
     threshold: float          # tau (categorical) or epsilon (continuous)
     p_value: float | None
     n_permutations: int
+    rapid_null: float | None  # mean RAPID with labels permuted: the floor an attacker reaches by chance
     curve: pd.DataFrame       # columns: threshold, rapid
     records: pd.DataFrame     # row_id, score, at_risk (no raw values)
     attribution: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -50,6 +51,8 @@ class RapidResult:
             "attacker": self.attacker, "sensitive": self.sensitive, "kind": self.kind,
             "method": self.method, "ci_low": self.ci_low, "ci_high": self.ci_high,
             "ci_method": "wilson", "p_value": self.p_value, "n_permutations": self.n_permutations,
+            "rapid_null": self.rapid_null,
+            "rapid_excess": None if self.rapid_null is None else self.rapid - self.rapid_null,
             "curve": [{name: float(t), "rapid": float(r)}
                       for t, r in zip(self.curve["threshold"], self.curve["rapid"])],
         }
@@ -142,21 +145,22 @@ def rapid(
         "threshold": THRESHOLD_GRID,
         "rapid": [float(at_risk(scores, t, categorical).mean()) for t in THRESHOLD_GRID],
     })
-    p_value = None
+    p_value = rapid_null = None
     if n_permutations:
         # Labels permuted with predictions fixed: the null of no link between what the attacker
-        # predicts for a record and that record's own value.
-        exceed = sum(
-            at_risk(score(rng.permutation(truth)), threshold, categorical).mean() >= flags.mean()
-            for _ in range(n_permutations)
-        )
-        p_value = (1 + exceed) / (1 + n_permutations)
+        # predicts for a record and that record's own value. Its mean is reported too: an
+        # over-confident attacker puts some records above tau by chance alone (seen with boosted
+        # trees on the `independent` baseline), and RAPID - rapid_null is the part that is not chance.
+        null = np.array([at_risk(score(rng.permutation(truth)), threshold, categorical).mean()
+                         for _ in range(n_permutations)])
+        p_value = float((1 + (null >= flags.mean()).sum()) / (1 + n_permutations))
+        rapid_null = float(null.mean())
     records = pd.DataFrame({ROW_ID: row_ids, "score": scores, "at_risk": flags})
     result = RapidResult(
         rapid=float(flags.mean()), n_records=len(flags), n_at_risk=n_at_risk,
         ci_low=float(low), ci_high=float(high), sensitive=sensitive, attacker=attacker,
         kind="categorical" if categorical else "continuous", method=method_name,
-        threshold=float(threshold), p_value=p_value, n_permutations=n_permutations,
+        threshold=float(threshold), p_value=p_value, n_permutations=n_permutations, rapid_null=rapid_null,
         curve=curve, records=records,
     )
     if attribution:

@@ -16,3 +16,53 @@ def all_synthetic():
         generator=GENERATORS,
         seed=SEEDS,
     )
+
+
+RAPID = config.get("rapid", {})
+RAPID_ATTACKERS = RAPID.get("attackers", ["rf"])
+RAPID_SIMULATION = {
+    "strengths": [0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 1.0],
+    "n": 2000,
+    "attackers": RAPID_ATTACKERS,
+    "generator": "cart",
+    "seeds": [0],
+    **RAPID.get("simulation", {}),
+}
+
+
+def _dataset_schema_roles(dataset):
+    import yaml
+
+    with open(config["datasets"][dataset]["schema"]) as handle:
+        raw = yaml.safe_load(handle)
+    return raw["sensitive"], raw["columns"]
+
+
+def rapid_targets(dataset):
+    """(attacker, sensitive) pairs that apply: logit only for categorical, linear only continuous."""
+    sensitives, columns = _dataset_schema_roles(dataset)
+    pairs = []
+    for sensitive in sensitives:
+        categorical = columns[sensitive]["type"] == "categorical"
+        for attacker in RAPID_ATTACKERS:
+            if (attacker == "logit" and not categorical) or (attacker == "linear" and categorical):
+                continue
+            pairs.append((attacker, sensitive))
+    return pairs
+
+
+def all_rapid_runs():
+    return [
+        f"results/rapid/{dataset}/{generator}/seed{seed}/{attacker}-{sensitive}.json"
+        for dataset in DATASETS
+        for generator in GENERATORS
+        for seed in SEEDS
+        for attacker, sensitive in rapid_targets(dataset)
+    ]
+
+
+def rapid_simulation_target():
+    """The simulation study runs when the config has a simulation dataset and its generator."""
+    if "simulation" in config["datasets"] and RAPID_SIMULATION["generator"] in GENERATORS:
+        return ["results/tables/rapid_simulation.csv"]
+    return []

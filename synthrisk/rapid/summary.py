@@ -1,0 +1,183 @@
+"""Aggregate per-run RAPID results into tables and figures (mean and spread over seeds)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..io import read_json
+from ..report.figures import save, subplots
+from ..report.tables import mean_spread, write_table_formats
+
+KEYS = ["dataset", "generator", "sensitive", "attacker"]
+
+
+def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(runs, curves, attribution) from the per-run JSON files."""
+    runs, curves, attribution = [], [], []
+    for path in paths:
+        info = read_json(path)
+        key = {k: info[k] for k in KEYS + ["seed"]}
+        runs.append({**key, "status": info["status"], "error": info.get("error"),
+                     "rapid": info.get("rapid"), "ci_low": info.get("ci_low"),
+                     "ci_high": info.get("ci_high"), "p_value": info.get("p_value"),
+                     "rapid_null": info.get("rapid_null"),
+                     "n_records": info.get("n_records"), "kind": info.get("kind")})
+        for point in info.get("curve", []):
+            threshold = point.get("tau", point.get("epsilon"))
+            curves.append({**key, "threshold": threshold, "rapid": point["rapid"]})
+        for row in info.get("attribution", []):
+            attribution.append({**key, **row})
+    return pd.DataFrame(runs), pd.DataFrame(curves), pd.DataFrame(attribution)
+
+
+def summarise(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per attacker table, RAPID_max table); failed runs stay visible through `status`."""
+    seeds = runs.groupby(KEYS)["seed"].count().rename("n_runs")
+    ok = runs[runs["status"] == "ok"]
+    table = mean_spread(ok, KEYS, "rapid") if len(ok) else pd.DataFrame(columns=KEYS)
+    extra = ok.groupby(KEYS).agg(rapid_null_mean=("rapid_null", "mean"), p_value_max=("p_value", "max"),
+                                 ci_low_min=("ci_low", "min"),
+                                 ci_high_max=("ci_high", "max")).reset_index() if len(ok) else None
+    table = seeds.reset_index().merge(table, on=KEYS, how="left")
+    if extra is not None:
+        table = table.merge(extra, on=KEYS, how="left")
+    table["n_seeds"] = table["n_seeds"].fillna(0).astype(int)
+    table["status"] = np.where(table["n_seeds"] == table["n_runs"], "ok",
+                               "failed " + (table["n_runs"] - table["n_seeds"]).astype(str) + "/" + table["n_runs"].astype(str))
+    per_seed_max = ok.groupby(["dataset", "generator", "sensitive", "seed"])["rapid"].max().reset_index()
+    # The chance floor of the attacker that reached the maximum, per seed.
+    floor = ok.loc[ok.groupby(["dataset", "generator", "sensitive", "seed"])["rapid"].idxmax()]
+    per_seed_max = per_seed_max.merge(
+        floor[["dataset", "generator", "sensitive", "seed", "rapid_null"]], on=["dataset", "generator", "sensitive", "seed"])
+    best = (ok.sort_values("rapid", ascending=False)
+              .groupby(["dataset", "generator", "sensitive"])["attacker"].agg(lambda s: s.mode().iloc[0])
+              .rename("most_successful_attacker").reset_index()) if len(ok) else None
+    rapid_max = mean_spread(per_seed_max, ["dataset", "generator", "sensitive"], "rapid") if len(ok) else pd.DataFrame()
+    if best is not None:
+        null = per_seed_max.groupby(["dataset", "generator", "sensitive"])["rapid_null"].mean().rename("null_mean")
+        rapid_max = rapid_max.merge(null.reset_index(), on=["dataset", "generator", "sensitive"])
+        rapid_max = rapid_max.merge(best, on=["dataset", "generator", "sensitive"])
+    rapid_max = rapid_max.rename(columns=lambda c: c.replace("rapid_", "rapid_max_"))
+    all_pairs = runs[["dataset", "generator", "sensitive"]].drop_duplicates()
+    rapid_max = all_pairs.merge(rapid_max, how="left").sort_values(["dataset", "sensitive", "generator"])
+    return table.sort_values(KEYS).reset_index(drop=True), rapid_max.reset_index(drop=True)
+
+
+def plot_rapid_max(rapid_max: pd.DataFrame, dataset: str, path) -> Path:
+    data = rapid_max[rapid_max["dataset"] == dataset]
+    sensitives = sorted(data["sensitive"].unique())
+    fig, axes = subplots(len(sensitives), width=5.0)
+    for ax, sensitive in zip(axes, sensitives):
+        rows = data[data["sensitive"] == sensitive].sort_values("rapid_max_mean", na_position="first")
+        ax.barh(rows["generator"], rows["rapid_max_mean"].fillna(0), xerr=rows["rapid_max_sd"].fillna(0),
+                color="tab:red", alpha=0.75)
+        if "null_mean" in rows:
+            ax.scatter(rows["null_mean"], range(len(rows)), marker="|", color="k", s=250, zorder=3,
+                       label="chance floor (permuted labels)")
+            ax.legend(fontsize=7, loc="lower right")
+        for y, value in enumerate(rows["rapid_max_mean"]):
+            if pd.isna(value):
+                ax.text(0.01, y, "failed", va="center")
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("RAPID_max (share of members at risk)")
+        ax.set_title(f"{dataset}: {sensitive}")
+    return save(fig, path)
+
+
+def plot_curves(curves: pd.DataFrame, runs: pd.DataFrame, dataset: str, attacker: str, path) -> Path:
+    data = curves[(curves["dataset"] == dataset) & (curves["attacker"] == attacker)]
+    sensitives = sorted(data["sensitive"].unique()) or ["(none)"]
+    fig, axes = subplots(len(sensitives), width=4.6)
+    for ax, sensitive in zip(axes, sensitives):
+        part = data[data["sensitive"] == sensitive]
+        mean = part.groupby(["generator", "threshold"])["rapid"].mean().reset_index()
+        for generator, line in mean.groupby("generator"):
+            ax.plot(line["threshold"], line["rapid"], marker=".", label=generator)
+        kind = runs.loc[(runs["dataset"] == dataset) & (runs["sensitive"] == sensitive), "kind"].dropna()
+        ax.set_xlabel("tolerance ε (relative error)" if len(kind) and kind.iloc[0] == "continuous" else "threshold τ")
+        ax.set_ylabel("RAPID")
+        ax.set_ylim(0, 1)
+        ax.set_title(f"{dataset}: {sensitive} ({attacker})")
+        ax.legend(fontsize=7)
+    return save(fig, path)
+
+
+def plot_attribution(attribution: pd.DataFrame, dataset: str, attacker: str, path) -> Path:
+    data = attribution[(attribution["dataset"] == dataset) & (attribution["attacker"] == attacker)]
+    panels = sorted(data["sensitive"].unique()) or ["(none)"]
+    fig, axes = subplots(len(panels), width=5.5, height=4.0)
+    for ax, sensitive in zip(axes, panels):
+        part = data[data["sensitive"] == sensitive]
+        eta = (part.drop_duplicates(["generator", "seed", "quasi_identifier"])
+                   .groupby(["quasi_identifier", "generator"])["eta2"].mean().unstack())
+        if len(eta):
+            eta = eta.loc[eta.mean(axis=1).sort_values().index]
+            eta.plot.barh(ax=ax, width=0.8)
+        ax.set_xlabel("η² of the at-risk flag on the quasi-identifier's groups")
+        ax.set_title(f"{dataset}: who carries the {sensitive} risk ({attacker})")
+        ax.legend(fontsize=6)
+    return save(fig, path)
+
+
+def top_subgroups(attribution: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """The n riskiest subgroups (over seeds) per dataset x generator x sensitive x attacker."""
+    if attribution.empty:
+        return attribution
+    grouped = (attribution.groupby(KEYS + ["quasi_identifier", "group"])
+               .agg(n=("n", "sum"), n_at_risk=("n_at_risk", "sum"), eta2=("eta2", "mean")).reset_index())
+    grouped["rapid"] = grouped["n_at_risk"] / grouped["n"]
+    return (grouped.sort_values("rapid", ascending=False).groupby(KEYS).head(n)
+            .sort_values(KEYS + ["rapid"], ascending=[True] * len(KEYS) + [False]).reset_index(drop=True))
+
+
+def write_summary(paths, tables_dir, figures_dir, figure_attacker: str) -> dict[str, Path]:
+    runs, curves, attribution = collect(paths)
+    table, rapid_max = summarise(runs)
+    tables_dir, figures_dir = Path(tables_dir), Path(figures_dir)
+    write_table_formats(table, tables_dir / "rapid", formats=("csv", "md", "tex"))
+    write_table_formats(rapid_max, tables_dir / "rapid_max", formats=("csv", "md", "tex"))
+    write_table_formats(top_subgroups(attribution), tables_dir / "rapid_attribution")
+    curve_table = (curves.groupby(KEYS + ["threshold"])["rapid"].agg(["mean", "std"]).reset_index()
+                   if len(curves) else curves)
+    write_table_formats(curve_table, tables_dir / "rapid_curves")
+    written = {}
+    for dataset in sorted(runs["dataset"].unique()):
+        written[f"max_{dataset}"] = plot_rapid_max(rapid_max, dataset, figures_dir / f"rapid_max_{dataset}.png")
+        written[f"curves_{dataset}"] = plot_curves(curves, runs, dataset, figure_attacker,
+                                                   figures_dir / f"rapid_curves_{dataset}.png")
+        written[f"attribution_{dataset}"] = plot_attribution(attribution, dataset, figure_attacker,
+                                                             figures_dir / f"rapid_attribution_{dataset}.png")
+    return written
+
+
+def plot_simulation(study: pd.DataFrame, strength_path, curve_path) -> None:
+    at_default = study[study["is_default_threshold"]]
+    sensitives = sorted(study["sensitive"].unique())
+    fig, axes = subplots(len(sensitives), width=4.6)
+    for ax, sensitive in zip(axes, sensitives):
+        part = at_default[at_default["sensitive"] == sensitive]
+        for attacker, line in part.groupby("attacker"):
+            agg = line.groupby("strength")["rapid"].agg(["mean", "std"]).reset_index()
+            ax.errorbar(agg["strength"], agg["mean"], yerr=agg["std"].fillna(0), marker="o", capsize=2, label=attacker)
+        ax.set_xlabel("dependence strength (corr. of QI index and latent)")
+        ax.set_ylabel("RAPID")
+        ax.set_ylim(0, 1)
+        ax.set_title(f"simulation: {sensitive}")
+        ax.legend(fontsize=7)
+    save(fig, strength_path)
+    attacker = sorted(study["attacker"].unique())[0] if "rf" not in set(study["attacker"]) else "rf"
+    fig, axes = subplots(len(sensitives), width=4.6)
+    for ax, sensitive in zip(axes, sensitives):
+        part = study[(study["sensitive"] == sensitive) & (study["attacker"] == attacker)]
+        for strength, line in part.groupby("strength"):
+            agg = line.groupby("threshold")["rapid"].mean()
+            ax.plot(agg.index, agg.to_numpy(), label=f"strength {strength:g}")
+        ax.set_xlabel("threshold τ" if part["kind"].iloc[0] == "categorical" else "tolerance ε")
+        ax.set_ylabel("RAPID")
+        ax.set_ylim(0, 1)
+        ax.set_title(f"simulation threshold curves: {sensitive} ({attacker})")
+        ax.legend(fontsize=7)
+    save(fig, curve_path)

@@ -1,0 +1,1 @@
+"""Tables and figures written by the workflow's aggregation rules."""

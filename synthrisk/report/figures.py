@@ -1,0 +1,30 @@
+"""Matplotlib figures; the Agg backend keeps them headless and deterministic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+plt.rcParams.update({"figure.dpi": 110, "savefig.bbox": "tight", "axes.grid": True, "grid.alpha": 0.3,
+                     "svg.hashsalt": "synthrisk", "pdf.compression": 0})
+
+
+def save(fig, path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, metadata={"Software": None} if path.suffix == ".png" else None)
+    plt.close(fig)
+    return path
+
+
+def subplots(n_panels: int, width: float = 4.2, height: float = 3.4, ncols: int | None = None):
+    ncols = ncols or min(n_panels, 3)
+    nrows = -(-n_panels // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False)
+    for ax in axes.flat[n_panels:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat[:n_panels])
