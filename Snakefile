@@ -21,6 +21,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/generate.smk"
 include: "workflow/rules/rapid.smk"
+include: "workflow/rules/mia.smk"
 
 
 rule all:
@@ -28,4 +29,5 @@ rule all:
     input:
         all_synthetic(),
         "results/tables/rapid.csv",
+        "results/tables/mia.csv",
         rapid_simulation_target(),

@@ -2,7 +2,8 @@
 
 
 def add_method_commands(sub) -> None:
+    from .mia import cli as mia_cli
     from .rapid import cli as rapid_cli
 
-    for module in (rapid_cli,):
+    for module in (rapid_cli, mia_cli):
         module.add_command(sub)

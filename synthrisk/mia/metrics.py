@@ -1,0 +1,53 @@
+"""Attack metrics: precision/recall/F1 (and F1 relative to calling everyone a member), AUC,
+ROC points, and TPR at low FPR down to what the number of non-members can resolve."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.metrics import precision_recall_fscore_support, roc_auc_score, roc_curve
+
+
+def label_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict:
+    """Hard-label metrics. Relative F1 = (F1 - F1_naive) / (1 - F1_naive), with F1_naive =
+    2t / (1 + t) the F1 of calling everyone a member when the member share is t
+    (El Emam, Mosquera & Fang 2022)."""
+    precision, recall, f1, _ = precision_recall_fscore_support(
+        y_true, y_pred, average="binary", zero_division=0.0)
+    t = float(np.mean(y_true))
+    f1_naive = 2 * t / (1 + t)
+    return {"precision": float(precision), "recall": float(recall), "f1": float(f1),
+            "f1_naive": f1_naive, "f1_relative": (float(f1) - f1_naive) / (1 - f1_naive),
+            "accuracy": float(np.mean(y_true == y_pred)), "n_predicted_members": int(np.sum(y_pred))}
+
+
+def fpr_levels(n_non_members: int) -> list[float]:
+    """1e-1, 1e-2, ... down to the smallest power of ten that n non-members resolve (1/n)."""
+    levels, level = [], 0.1
+    while level >= 1.0 / n_non_members - 1e-15:
+        levels.append(level)
+        level /= 10
+    return levels
+
+
+def score_metrics(y_true: np.ndarray, score: np.ndarray, max_points: int = 300) -> dict:
+    """Threshold-free metrics of a membership score (higher = more likely a member)."""
+    n_members, n_non = int(np.sum(y_true)), int(np.sum(1 - y_true))
+    fpr, tpr, _ = roc_curve(y_true, score)
+    tpr_at = {}
+    for level in fpr_levels(n_non):
+        # Largest TPR reachable with FPR <= level on this attack set; no interpolation below 1/n.
+        tpr_at[f"{level:.0e}"] = float(tpr[fpr <= level + 1e-15].max())
+    keep = _thin(fpr, max_points)
+    return {"auc": float(roc_auc_score(y_true, score)), "tpr_at_fpr": tpr_at,
+            "fpr_floor": 1.0 / n_non, "n_members": n_members, "n_non_members": n_non,
+            "roc": {"fpr": fpr[keep].tolist(), "tpr": tpr[keep].tolist()}}
+
+
+def _thin(fpr: np.ndarray, max_points: int) -> np.ndarray:
+    """ROC points evenly spaced on a log FPR axis (plus the ends), for log-log figures."""
+    if len(fpr) <= max_points:
+        return np.arange(len(fpr))
+    positive = np.maximum(fpr, 1e-12)
+    grid = np.logspace(np.log10(positive[positive > 1e-12].min()), 0, max_points)
+    picks = np.unique(np.concatenate([[0, len(fpr) - 1], np.searchsorted(fpr, grid, side="right") - 1]))
+    return picks[picks >= 0]
