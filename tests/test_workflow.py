@@ -23,6 +23,8 @@ def tiny_config(tmp_path, generators=None, **extra):
             "broken": {"backend": "sdv", "model": "NoSuchSynthesizer"},
         },
     }
+    config["rapid"] = {"attackers": ["logit", "linear"], "n_trees": 10, "permutations": 9}
+    config["mia"] = {"thresholds": [0.01, 0.05, 0.1]}
     config.update(extra)
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -45,6 +47,18 @@ def test_tiny_run_isolates_a_failing_generator_and_is_incremental(tmp_path):
     assert status["cart"]["status"] == "ok" and status["independent"]["status"] == "ok"
     assert status["broken"]["status"] == "failed" and "NoSuchSynthesizer" in status["broken"]["error"]
     assert (tmp_path / "results/logs/generate/adult/cart/seed0.log").exists()
+
+    import pandas as pd
+
+    rapid = pd.read_csv(tmp_path / "results/tables/rapid.csv")
+    assert set(rapid["generator"]) == {"cart", "independent", "broken"}
+    assert rapid.set_index("generator").loc["broken", "status"] == "failed 1/1"
+    assert rapid.set_index("generator").loc["cart", "status"] == "ok"
+    mia = pd.read_csv(tmp_path / "results/tables/mia.csv")
+    assert set(mia["generator"]) == {"cart", "independent", "broken"}
+    assert (mia.loc[mia["generator"] == "broken", "status"] == "failed 1/1").all()
+    for figure in ("rapid_max_adult", "rapid_curves_adult", "mia_roc_adult", "mia_f1_adult"):
+        assert (tmp_path / f"results/figures/{figure}.png").stat().st_size > 1000
 
     dry = snakemake(tmp_path, config, "-n")
     assert "Nothing to be done" in dry.stdout + dry.stderr

@@ -1,0 +1,34 @@
+"""The default quick configuration, end to end, with the sanity checks the issues ask for."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_default_config_brackets_the_risk(tmp_path):
+    shutil.copytree(ROOT / "config", tmp_path / "config")
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+         "--workflow-profile", str(ROOT / "workflow/profiles/local"), "--cores", "2"],
+        capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-4000:]
+    rapid_max = pd.read_csv(tmp_path / "results/tables/rapid_max.csv")
+    for (dataset, sensitive), rows in rapid_max.groupby(["dataset", "sensitive"]):
+        by = rows.set_index("generator")
+        assert by["rapid_max_mean"].idxmax() == "identity", (dataset, sensitive)
+        # The independent baseline reaches no more than the chance floor of its best attacker.
+        excess = by.loc["independent", "rapid_max_mean"] - by.loc["independent", "null_mean"]
+        assert abs(excess) < 0.05, (dataset, sensitive, excess)
+    mia = pd.read_csv(tmp_path / "results/tables/mia.csv")
+    true = mia[mia["attack"] == "kde_true"].set_index(["dataset", "generator"])["auc_mean"]
+    for dataset in ("adult", "simulation"):
+        assert true[(dataset, "identity")] > 0.97  # Adult has duplicate records, hence not exactly 1
+        assert abs(true[(dataset, "independent")] - 0.5) < 0.04
+    assert (tmp_path / "results/tables/rapid_simulation.csv").exists()
