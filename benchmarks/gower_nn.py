@@ -71,7 +71,7 @@ def run_gower(q, s, space, block=256):
     both = pd.concat([q, s], ignore_index=True).astype({c: float for c in space.numeric})
     out = []
     for i in range(0, len(q), block):
-        m = gower.gower_matrix(both.iloc[i:i + block], both.iloc[len(q):],
+        m = gower.gower_matrix(both.iloc[i:min(i + block, len(q))], both.iloc[len(q):],
                                cat_features=[c in space.categorical for c in both.columns])
         out.append(m.min(axis=1))
     return np.concatenate(out).astype(float)
