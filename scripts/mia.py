@@ -1,20 +1,16 @@
 from synthrisk.workflow import logged
 
 with logged(snakemake):
-    import pandas as pd
-
     from synthrisk.data import load_schema
     from synthrisk.io import read_table, write_json, write_table
     from synthrisk.mia import membership_attack
-    from synthrisk.workflow import upstream_failure
+    from synthrisk.workflow import upstream_failure, write_failed_run
 
     wc, settings = snakemake.wildcards, snakemake.params.settings
     key = {"dataset": wc.dataset, "generator": wc.generator, "seed": int(wc.seed)}
     failure = upstream_failure(snakemake.input.status)
     if failure:
-        print(failure)
-        write_table(pd.DataFrame({"row_id": [], "member": [], "distance": []}), snakemake.output.records)
-        write_json({**key, "status": "failed", "error": failure}, snakemake.output.summary)
+        write_failed_run(key, failure, snakemake.output.records, snakemake.output.summary, ["row_id", "member", "distance"])
     else:
         aux = read_table(snakemake.input.aux)
         kwargs = {"thresholds": settings["thresholds"]} if "thresholds" in settings else {}

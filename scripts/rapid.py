@@ -1,21 +1,17 @@
 from synthrisk.workflow import logged
 
 with logged(snakemake):
-    import pandas as pd
-
     from synthrisk.data import load_schema
     from synthrisk.io import read_table, write_json, write_table
     from synthrisk.rapid import rapid
-    from synthrisk.workflow import upstream_failure
+    from synthrisk.workflow import upstream_failure, write_failed_run
 
     wc, settings = snakemake.wildcards, snakemake.params.settings
     key = {"dataset": wc.dataset, "generator": wc.generator, "seed": int(wc.seed),
            "attacker": wc.attacker, "sensitive": wc.sensitive}
     failure = upstream_failure(snakemake.input.status)
     if failure:
-        print(failure)
-        write_table(pd.DataFrame({"row_id": [], "score": [], "at_risk": []}), snakemake.output.records)
-        write_json({**key, "status": "failed", "error": failure}, snakemake.output.summary)
+        write_failed_run(key, failure, snakemake.output.records, snakemake.output.summary, ["row_id", "score", "at_risk"])
     else:
         result = rapid(
             read_table(snakemake.input.real), read_table(snakemake.input.synthetic),

@@ -12,7 +12,6 @@ information (an all-zero indicator block) instead of an error.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoostingRegressor,
@@ -84,14 +83,3 @@ def model_frame(frame: pd.DataFrame, schema: DatasetSchema, features: list[str])
         else:
             out[column] = numeric_values(frame[[column]])[:, 0]
     return pd.DataFrame(out, index=frame.index)
-
-
-def predict_true_class_probability(model: Pipeline, x_real: pd.DataFrame, y_real: np.ndarray) -> np.ndarray:
-    """g_i: the probability the model gives record i's true class (0 if the synthetic data never
-    showed that class)."""
-    proba = model.predict_proba(x_real)
-    classes = list(model.classes_)
-    lookup = {c: k for k, c in enumerate(classes)}
-    index = np.array([lookup.get(y, -1) for y in y_real])
-    g = np.where(index >= 0, proba[np.arange(len(y_real)), np.maximum(index, 0)], 0.0)
-    return g, proba, classes

@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
+from ..data.encoding import numeric_values
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
-from .attackers import make_attacker, model_frame, predict_true_class_probability
+from .attackers import make_attacker, model_frame
 from .attribution import attribute_risk
 from .scores import (CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores,
                      class_baseline, continuous_errors)
@@ -114,7 +115,7 @@ def rapid(
             proba = np.ones((len(y_real), 1))
         else:
             model.fit(x_syn, y_syn)
-            _, proba, classes = predict_true_class_probability(model, x_real, y_real)
+            proba, classes = model.predict_proba(x_real), model.classes_
         classes = list(classes)
 
         def score(labels: np.ndarray) -> np.ndarray:
@@ -125,8 +126,8 @@ def rapid(
 
         truth, threshold, method_name = y_real, tau, method
     else:
-        y_syn = numeric_column(synthetic, sensitive)
-        y_real = numeric_column(real, sensitive)
+        y_syn = numeric_values(synthetic[[sensitive]])[:, 0]
+        y_real = numeric_values(real[[sensitive]])[:, 0]
         keep = ~np.isnan(y_syn)
         model.fit(x_syn[keep], y_syn[keep])
         yhat = model.predict(x_real)
@@ -166,7 +167,3 @@ def rapid(
     if attribution:
         result.attribution = attribute_risk(real, flags, schema)
     return result
-
-
-def numeric_column(frame: pd.DataFrame, column: str) -> np.ndarray:
-    return frame[column].astype("float64").to_numpy(na_value=np.nan)
