@@ -162,7 +162,7 @@ def membership_attack(
         if best_realistic is not None:
             best_realistic["tau_rule"] = "median auxiliary distance"
 
-    baseline = {**distance_metrics, **{k: v for k, v in best_baseline.items()}}
+    baseline = {**distance_metrics, **best_baseline}
     ids_m = members[ROW_ID].to_numpy() if ROW_ID in members else np.arange(len(d_m))
     ids_nm = non_members[ROW_ID].to_numpy() if ROW_ID in non_members else np.arange(len(d_nm))
     records = pd.DataFrame({ROW_ID: np.concatenate([ids_m, ids_nm]), "member": y, "distance": d,
