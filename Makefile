@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CONFIG ?= config/config.yaml
 CORES ?= 2
+# Working directory of a run: results/ and .snakemake/ go there (config/paper.yaml uses runs/paper).
+WORKDIR ?= .
 
 .PHONY: setup run test test-all lint clean-results
 
@@ -18,7 +20,8 @@ $(STAMP): envs/requirements.txt pyproject.toml
 setup: $(STAMP)
 
 run: setup
-	$(BIN)/snakemake --workflow-profile workflow/profiles/local --cores $(CORES) --configfile $(CONFIG)
+	$(BIN)/snakemake $(TARGETS) --snakefile Snakefile --directory $(WORKDIR) --workflow-profile workflow/profiles/local \
+		--cores $(CORES) --configfile $(CONFIG)
 
 test: setup
 	$(BIN)/python -m pytest -q

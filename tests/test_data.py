@@ -104,3 +104,14 @@ def test_stratified_split_keeps_shares(adult):
 def test_split_larger_than_data_names_the_dataset(adult):
     with pytest.raises(ConfigError, match="datasets.adult: n_train \\+ n_holdout \\+ n_aux = 40000 exceeds"):
         split_real(adult, 30000, 5000, 5000, seed=0, dataset="adult")
+
+
+def test_leading_members_are_the_first_rows_in_every_seed(adult):
+    first = split_real(adult, 1000, 200, 100, seed=0, members="leading")
+    second = split_real(adult, 1000, 200, 100, seed=1, members="leading")
+    assert list(first["train"]["row_id"]) == list(range(1000))
+    assert first["train"].equals(second["train"])
+    assert first["holdout"]["row_id"].min() >= 1000
+    assert set(first["holdout"]["row_id"]) != set(second["holdout"]["row_id"])
+    with pytest.raises(ConfigError, match="datasets.adult.members"):
+        split_real(adult, 10, 10, 0, seed=0, members="first", dataset="adult")

@@ -108,7 +108,10 @@ def rapid(
     if categorical:
         y_syn = model_frame(synthetic, schema, [sensitive])[sensitive].to_numpy()
         y_real = model_frame(real, schema, [sensitive])[sensitive].to_numpy()
-        b = class_baseline(y_real, sensitive)
+        class_baseline(y_real, sensitive)  # raises on a single-level sensitive attribute
+        # Labels as integer codes once, so that each permutation below is a cheap re-indexing.
+        labels, truth = np.unique(y_real, return_inverse=True)
+        shares = np.bincount(truth) / len(truth)
         if len(np.unique(y_syn)) < 2:
             # Nothing to learn: the attacker can only predict the one class it saw.
             classes = np.unique(y_syn)
@@ -116,15 +119,17 @@ def rapid(
         else:
             model.fit(x_syn, y_syn)
             proba, classes = model.predict_proba(x_real), model.classes_
-        classes = list(classes)
+        lookup = {c: k for k, c in enumerate(classes)}
+        # A class never seen in the synthetic data gets probability 0 from the attacker.
+        column_of_label = np.array([lookup.get(label, -1) for label in labels])
+        rows = np.arange(len(truth))
 
-        def score(labels: np.ndarray) -> np.ndarray:
-            lookup = {c: k for k, c in enumerate(classes)}
-            index = np.array([lookup.get(y, -1) for y in labels])
-            g = np.where(index >= 0, proba[np.arange(len(labels)), np.maximum(index, 0)], 0.0)
-            return categorical_scores(g, class_baseline(labels, sensitive), method, proba, index)
+        def score(codes: np.ndarray) -> np.ndarray:
+            index = column_of_label[codes]
+            g = np.where(index >= 0, proba[rows, np.maximum(index, 0)], 0.0)
+            return categorical_scores(g, shares[codes], method, proba, index)
 
-        truth, threshold, method_name = y_real, tau, method
+        threshold, method_name = tau, method
     else:
         y_syn = numeric_values(synthetic[[sensitive]])[:, 0]
         y_real = numeric_values(real[[sensitive]])[:, 0]

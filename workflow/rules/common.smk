@@ -1,3 +1,5 @@
+import os
+
 # Helpers shared by the rules: target lists derived from the validated config.
 
 DATASETS = list(config["datasets"])
@@ -5,8 +7,22 @@ GENERATORS = list(config["generators"])
 SEEDS = config["seeds"]
 
 
+def schema_path(dataset):
+    # Relative schema paths name files of this repository, so a run in another working
+    # directory (`--directory runs/paper`) finds the same schemas.
+    path = config["datasets"][dataset]["schema"]
+    return path if os.path.isabs(path) else os.path.join(workflow.basedir, path)
+
+
 def dataset_schema(wildcards):
-    return config["datasets"][wildcards.dataset]["schema"]
+    return schema_path(wildcards.dataset)
+
+
+def simulation_schema_path():
+    # The dependence study uses the simulator's schema even when no dataset is named simulation.
+    if "simulation" in config["datasets"]:
+        return schema_path("simulation")
+    return os.path.join(workflow.basedir, "config/datasets/simulation.yaml")
 
 
 def all_synthetic():
@@ -33,7 +49,7 @@ RAPID_SIMULATION = {
 def _dataset_schema_roles(dataset):
     import yaml
 
-    with open(config["datasets"][dataset]["schema"]) as handle:
+    with open(schema_path(dataset)) as handle:
         raw = yaml.safe_load(handle)
     return raw["sensitive"], raw["columns"]
 

@@ -49,9 +49,7 @@ rule rapid_summary:
 
 rule rapid_simulation:
     input:
-        schema=config["datasets"].get("simulation", {}).get(
-            "schema", "config/datasets/simulation.yaml"
-        ),
+        schema=simulation_schema_path(),
     output:
         study="results/rapid/simulation_study.csv",
         table="results/tables/rapid_simulation.csv",

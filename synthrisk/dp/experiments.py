@@ -1,0 +1,257 @@
+"""The paper's experiments as vectorised Monte Carlo studies; each returns a tidy DataFrame.
+
+1. variance   empirical vs theoretical variance of the plug-in DP estimator over n x epsilon;
+2. coverage   coverage of every interval vs epsilon, per family, with Monte Carlo errors;
+3. clipping   clip bound B vs MSE and coverage (bias when tight, noise when loose);
+4. scaling    MSE vs n and epsilon with a fit of c1/n + c2/(n^2 eps^2);
+5. census     Adult (stand-in for ACSIncome): coverage of calibrated vs naive intervals over
+              repeated subsamples, the full-data MLE as the target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import nnls
+
+from .families import Design, GaussianFamily, GLMFamily
+from .frames import family_data
+from .inference import bootstrap, calibrated_variance, naive, noise_aware, plugin, wald
+from .mechanism import clip_rows, gaussian_sigma
+
+EXPERIMENTS = ("variance", "coverage", "clipping", "scaling", "census")
+INTERVALS = ("nonprivate", "plugin_wald", "noise_aware_wald", "bootstrap", "naive")
+
+
+@dataclass
+class Setup:
+    """A simulation family with its true parameter, a clip bound that (almost) never binds, and the
+    reported parameter the figures follow."""
+
+    family: object
+    theta: np.ndarray
+    clip: float
+    focal: int
+    label: str
+
+
+def simulation_setups() -> dict[str, Setup]:
+    # Two binary covariates (four cells, equal shares) for the regressions.
+    design = Design.from_levels({"x1": ["0", "1"], "x2": ["0", "1"]})
+    pi = np.full(4, 0.25)
+    return {
+        # N(0.5, 1): ||(x, x^2)|| < 20 unless |x| > 4.4, a 4-sigma event: negligible clipping.
+        "gaussian": Setup(GaussianFamily(), np.array([0.5, 1.0]), 20.0, 0, "mean"),
+        # The statistic (onehot, x*y) has norm <= sqrt(1 + 3) = 2: B = 2 never clips.
+        "logistic": Setup(GLMFamily("logistic", design.cells, design.names),
+                          np.concatenate([pi, [-0.5, 1.0, -0.7]]), 2.0, 1, "x1[1]"),
+        # Rates up to e^0.8 = 2.2; B = 15 clips only y >= 9 (probability < 1e-4).
+        "poisson": Setup(GLMFamily("poisson", design.cells, design.names),
+                         np.concatenate([pi, [0.5, 0.3, -0.4]]), 15.0, 1, "x1[1]"),
+    }
+
+
+def simulate_noisy_means(setup: Setup, n: int, sigma: float, clip: float, reps: int,
+                         rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """`reps` independent datasets of n records: (noisy mean statistic, noise-free clipped mean)."""
+    fam = setup.family
+    clean = np.empty((reps, fam.dim))
+    chunk = max(1, 4_000_000 // max(1, n * fam.dim))
+    for start in range(0, reps, chunk):
+        size = min(chunk, reps - start)
+        data = fam.sample(setup.theta, n, rng, size=(size,))
+        clean[start:start + size] = clip_rows(fam.statistic(data), clip).mean(axis=-2)
+    return clean + rng.normal(0.0, sigma, size=clean.shape), clean
+
+
+def _mc_error(p: np.ndarray, reps: int) -> np.ndarray:
+    return 1.96 * np.sqrt(np.clip(p * (1 - p), 1e-12, None) / reps)
+
+
+def theoretical_variance(setup: Setup, n: int, sigma: float) -> float:
+    cov = calibrated_variance(setup.family, setup.theta, n, sigma)
+    return float(cov[setup.focal, setup.focal])
+
+
+def variance_grid(settings: dict, seed: int) -> pd.DataFrame:
+    """Plug-in DP estimates over n x epsilon: empirical variance and MSE vs the formula."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for name in settings["families"]:
+        setup = simulation_setups()[name]
+        truth = setup.theta[setup.family.reported][setup.focal]
+        for n in settings["n_grid"]:
+            for eps in settings["epsilons"]:
+                sigma = gaussian_sigma(eps, settings["delta"], 2 * setup.clip / n)
+                noisy, _ = simulate_noisy_means(setup, n, sigma, setup.clip, settings["reps"], rng)
+                theta, valid = plugin(setup.family, noisy)
+                estimate = theta[valid][:, setup.family.reported][:, setup.focal]
+                rows.append({
+                    "family": name, "parameter": setup.label, "n": n, "epsilon": eps, "sigma": sigma,
+                    "reps": int(valid.sum()), "invalid": int((~valid).sum()),
+                    "empirical_variance": float(estimate.var(ddof=1)),
+                    "theoretical_variance": theoretical_variance(setup, n, sigma),
+                    "sampling_variance": theoretical_variance(setup, n, 0.0),
+                    "mse": float(np.mean((estimate - truth) ** 2)),
+                })
+    return pd.DataFrame(rows)
+
+
+def variance_summary(grid: pd.DataFrame) -> pd.DataFrame:
+    """Per family: Pearson correlation of empirical and theoretical variance (raw and log scale)."""
+    out = []
+    for family, part in grid.groupby("family", sort=False):
+        out.append({
+            "family": family, "cells": len(part),
+            "pearson": float(np.corrcoef(part["empirical_variance"], part["theoretical_variance"])[0, 1]),
+            "pearson_log": float(np.corrcoef(np.log(part["empirical_variance"]),
+                                             np.log(part["theoretical_variance"]))[0, 1]),
+            "median_ratio": float((part["empirical_variance"] / part["theoretical_variance"]).median()),
+        })
+    return pd.DataFrame(out)
+
+
+def scaling_fit(grid: pd.DataFrame) -> pd.DataFrame:
+    """Per family, MSE ~ c1/n + c2/(n^2 eps^2) by non-negative least squares on relative errors
+    (every cell weighs alike although MSEs span orders of magnitude)."""
+    out = []
+    for family, part in grid.groupby("family", sort=False):
+        n, eps, mse = part["n"].to_numpy(float), part["epsilon"].to_numpy(float), part["mse"].to_numpy()
+        design = np.column_stack([1 / n, 1 / (n ** 2 * eps ** 2)]) / mse[:, None]
+        (c1, c2), _ = nnls(design, np.ones(len(mse)))
+        fitted = c1 / n + c2 / (n ** 2 * eps ** 2)
+        r2_log = 1 - np.sum((np.log(mse) - np.log(fitted)) ** 2) / np.sum((np.log(mse) - np.log(mse).mean()) ** 2)
+        # Where the two terms are equal: n* = c2 / (c1 eps^2); privacy dominates below it.
+        out.append({"family": family, "c1": float(c1), "c2": float(c2), "r2_log": float(r2_log),
+                    "crossover_n_at_eps1": float(c2 / c1) if c1 > 0 else np.inf})
+    return pd.DataFrame(out)
+
+
+def _covered(low, high, truth) -> np.ndarray:
+    return (low <= truth) & (truth <= high)
+
+
+def coverage_rows(setup: Setup, name: str, n: int, eps: float, clip: float, settings: dict,
+                  rng: np.random.Generator, extra: dict | None = None) -> list[dict]:
+    """Coverage, width and MSE of every interval for one (family, n, epsilon, clip)."""
+    fam = setup.family
+    reps = settings["reps"]
+    sigma = gaussian_sigma(eps, settings["delta"], 2 * clip / n)
+    truth = setup.theta[fam.reported][setup.focal]
+    noisy, clean = simulate_noisy_means(setup, n, sigma, clip, reps, rng)
+    theta, valid = plugin(fam, noisy)
+    results = {}
+    # Reference: the ordinary MLE on the real records (no clipping, no noise).
+    data = fam.sample(setup.theta, n, rng, size=(reps,))
+    reference, _ = fam.solve(fam.statistic(data).mean(axis=-2))
+    results["nonprivate"] = wald(fam, reference, n, 0.0)[:3]
+    results["plugin_wald"] = wald(fam, theta, n, sigma)[:3]
+    aware_reps = min(reps, settings.get("noise_aware_reps", reps))
+    aware = np.array([noise_aware(fam, noisy[r], n, sigma, theta[r]) for r in range(aware_reps)])
+    results["noise_aware_wald"] = wald(fam, aware, n, sigma)[:3]
+    boot_reps = min(reps, settings.get("bootstrap_reps", 50))
+    boot = [bootstrap(fam, theta[r], n, clip, sigma, rng, settings.get("bootstrap_draws", 100))
+            for r in range(boot_reps)]
+    results["bootstrap"] = (theta[:boot_reps, fam.reported], np.array([b[0] for b in boot]),
+                            np.array([b[1] for b in boot]))
+    results["naive"] = naive(fam, theta, n, rng)[:3]
+    rows = []
+    for interval, (estimate, low, high) in results.items():
+        e, lo, hi = estimate[:, setup.focal], low[:, setup.focal], high[:, setup.focal]
+        count = len(e)
+        cover = float(_covered(lo, hi, truth).mean())
+        rows.append({
+            "family": name, "parameter": setup.label, "n": n, "epsilon": eps, "clip": clip, "sigma": sigma,
+            "interval": interval, "reps": count, "coverage": cover, "mc_error": float(_mc_error(cover, count)),
+            "mean_width": float(np.mean(hi - lo)), "bias": float(np.mean(e) - truth),
+            "mse": float(np.mean((e - truth) ** 2)), "invalid_plugin": int((~valid).sum()), **(extra or {}),
+        })
+    return rows
+
+
+def coverage_study(settings: dict, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for name in settings["families"]:
+        setup = simulation_setups()[name]
+        for eps in settings["epsilons"]:
+            rows += coverage_rows(setup, name, settings["n"], eps, setup.clip, settings, rng)
+    return pd.DataFrame(rows)
+
+
+def clipping_study(settings: dict, seed: int) -> pd.DataFrame:
+    """Plug-in Wald coverage and MSE as the clip bound moves around the family's safe bound."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    fast = {**settings, "noise_aware_reps": 0, "bootstrap_reps": 0}
+    for name in settings["families"]:
+        setup = simulation_setups()[name]
+        for multiplier in settings["clip_multipliers"]:
+            clip = setup.clip * multiplier
+            for row in coverage_rows(setup, name, settings["n"], settings["clip_epsilon"], clip, fast, rng,
+                                     {"clip_multiplier": multiplier}):
+                if row["interval"] in ("plugin_wald", "naive"):
+                    rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def adult_frame(adult: pd.DataFrame) -> pd.DataFrame:
+    """Adult recoded for the census experiment: binned covariates, a binary and a count response."""
+    return pd.DataFrame({
+        "income": adult["income"].astype(str),
+        "sex": adult["sex"].astype(str),
+        "age": pd.cut(adult["age"].astype(float), [0, 30, 50, np.inf], right=False,
+                      labels=["<30", "30-49", "50+"]).astype(str),
+        "education": pd.cut(adult["education_num"].astype(float), [0, 10, 13, np.inf], right=False,
+                            labels=["HS or less", "some college", "BA or more"]).astype(str),
+        "education_years": adult["education_num"].astype(int),
+    })
+
+
+CENSUS_MODELS = {
+    # Logistic regression of income on sex, age and education bands (the paper's ACSIncome task).
+    "logistic": {"response": "income", "covariates": ["sex", "age", "education"], "focal": "sex[Male]"},
+    # Poisson regression of years of education on sex and age bands (a count response).
+    "poisson": {"response": "education_years", "covariates": ["sex", "age"], "focal": "sex[Male]",
+                "y_max": 16},
+}
+
+
+def census_study(adult: pd.DataFrame, settings: dict, seed: int) -> pd.DataFrame:
+    """Repeated subsamples of Adult; target: the MLE on all records. Clip bounds come from the
+    public domain (binary income; at most 16 years of education), not from the data."""
+    rng = np.random.default_rng(seed)
+    frame = adult_frame(adult)
+    census = settings["census"]
+    n, reps = census["n"], census["reps"]
+    rows = []
+    for name, model in CENSUS_MODELS.items():
+        fam, data, _ = family_data(frame, name, model["response"], model["covariates"])
+        full, _ = fam.solve(fam.statistic(data).mean(axis=0))
+        focal = fam.parameter_names.index(model["focal"])
+        truth = full[fam.reported][focal]
+        y_max = model.get("y_max", 1.0)
+        clip = float(np.sqrt(1.0 + y_max ** 2 * (fam.cells ** 2).sum(axis=1).max()))
+        index = np.stack([rng.choice(len(frame), n, replace=False) for _ in range(reps)])
+        sub = {key: value[index] for key, value in data.items()}
+        statistics = fam.statistic(sub)
+        clean = clip_rows(statistics, clip).mean(axis=-2)
+        reference, _ = fam.solve(statistics.mean(axis=-2))
+        for eps in settings["epsilons"]:
+            sigma = gaussian_sigma(eps, settings["delta"], 2 * clip / n)
+            noisy = clean + rng.normal(0.0, sigma, size=clean.shape)
+            theta, valid = plugin(fam, noisy)
+            results = {"nonprivate": wald(fam, reference, n, 0.0)[:3],
+                       "plugin_wald": wald(fam, theta, n, sigma)[:3],
+                       "naive": naive(fam, theta, n, rng)[:3]}
+            for interval, (estimate, low, high) in results.items():
+                e, lo, hi = estimate[:, focal], low[:, focal], high[:, focal]
+                cover = float(_covered(lo, hi, truth).mean())
+                rows.append({"family": name, "parameter": model["focal"], "n": n, "epsilon": eps, "clip": clip,
+                             "sigma": sigma, "interval": interval, "reps": reps, "coverage": cover,
+                             "mc_error": float(_mc_error(cover, reps)), "mean_width": float(np.mean(hi - lo)),
+                             "bias": float(np.mean(e) - truth), "full_data_mle": float(truth),
+                             "invalid_plugin": int((~valid).sum())})
+    return pd.DataFrame(rows)
