@@ -22,6 +22,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/generate.smk"
 include: "workflow/rules/rapid.smk"
 include: "workflow/rules/mia.smk"
+include: "workflow/rules/dp.smk"
 
 
 rule all:
@@ -31,3 +32,4 @@ rule all:
         "results/tables/rapid.csv",
         "results/tables/mia.csv",
         rapid_simulation_target(),
+        expand("results/tables/dp_{experiment}.csv", experiment=DP_EXPERIMENTS),

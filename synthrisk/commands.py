@@ -2,8 +2,9 @@
 
 
 def add_method_commands(sub) -> None:
+    from .dp import cli as dp_cli
     from .mia import cli as mia_cli
     from .rapid import cli as rapid_cli
 
-    for module in (rapid_cli, mia_cli):
+    for module in (rapid_cli, mia_cli, dp_cli):
         module.add_command(sub)

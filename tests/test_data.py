@@ -20,9 +20,10 @@ def schema_dict(**overrides):
 
 
 def test_adult_matches_the_paper_setup(adult, adult_schema):
-    assert adult.shape == (32561, 13)
+    # adult.data (the paper's 32,561 rows) followed by adult.test (16,281 rows)
+    assert adult.shape == (48842, 13)
     assert "fnlwgt" not in adult and "education" not in adult
-    assert (adult["workclass"] == "?").sum() == 1836  # "?" kept as a level, not missing
+    assert (adult["workclass"].iloc[:32561] == "?").sum() == 1836  # "?" kept as a level, not missing
     assert adult.isna().sum().sum() == 0
     assert set(adult["income"]) == {"<=50K", ">50K"}
     assert str(adult["age"].dtype) == "Int64"
@@ -102,8 +103,8 @@ def test_stratified_split_keeps_shares(adult):
 
 
 def test_split_larger_than_data_names_the_dataset(adult):
-    with pytest.raises(ConfigError, match="datasets.adult: n_train \\+ n_holdout \\+ n_aux = 40000 exceeds"):
-        split_real(adult, 30000, 5000, 5000, seed=0, dataset="adult")
+    with pytest.raises(ConfigError, match="datasets.adult: n_train \\+ n_holdout \\+ n_aux = 50000 exceeds"):
+        split_real(adult, 40000, 5000, 5000, seed=0, dataset="adult")
 
 
 def test_leading_members_are_the_first_rows_in_every_seed(adult):

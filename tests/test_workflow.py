@@ -25,6 +25,9 @@ def tiny_config(tmp_path, generators=None, **extra):
     }
     config["rapid"] = {"attackers": ["logit", "linear"], "n_trees": 10, "permutations": 9}
     config["mia"] = {"thresholds": [0.01, 0.05, 0.1]}
+    config["dp"] = {"families": ["gaussian", "logistic"], "epsilons": [0.5, 2.0], "reps": 20, "n": 500,
+                    "n_grid": [500, 2000], "clip_multipliers": [0.5, 1.0], "noise_aware_reps": 5,
+                    "bootstrap_reps": 3, "bootstrap_draws": 20, "census": {"n": 500, "reps": 20}}
     config.update(extra)
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -57,7 +60,11 @@ def test_tiny_run_isolates_a_failing_generator_and_is_incremental(tmp_path):
     mia = pd.read_csv(tmp_path / "results/tables/mia.csv")
     assert set(mia["generator"]) == {"cart", "independent", "broken"}
     assert (mia.loc[mia["generator"] == "broken", "status"] == "failed 1/1").all()
-    for figure in ("rapid_max_adult", "rapid_curves_adult", "mia_roc_adult", "mia_f1_adult"):
+    dp_coverage = pd.read_csv(tmp_path / "results/tables/dp_coverage.csv")
+    assert set(dp_coverage["family"]) == {"gaussian", "logistic"}
+    assert set(dp_coverage["interval"]) == {"nonprivate", "plugin_wald", "noise_aware_wald", "bootstrap", "naive"}
+    for figure in ("rapid_max_adult", "rapid_curves_adult", "mia_roc_adult", "mia_f1_adult",
+                   "dp_variance", "dp_coverage", "dp_clipping", "dp_scaling", "dp_census"):
         assert (tmp_path / f"results/figures/{figure}.png").stat().st_size > 1000
 
     dry = snakemake(tmp_path, config, "-n")
@@ -73,6 +80,8 @@ def test_tiny_run_isolates_a_failing_generator_and_is_incremental(tmp_path):
     (lambda c: c["datasets"]["adult"].update(n_trian=5), "n_trian"),
     (lambda c: c.update(seed=[1]), "seed"),
     (lambda c: c["generators"].update(x={"model": "y"}), "backend"),
+    (lambda c: c["dp"].update(families=["gamma"]), "gamma"),
+    (lambda c: c["dp"].update(delta=1.5), "delta"),
 ])
 def test_config_errors_name_the_key(tmp_path, mutate, message):
     config_path = tiny_config(tmp_path)

@@ -75,6 +75,7 @@ def theoretical_variance(setup: Setup, n: int, sigma: float) -> float:
     return float(cov[setup.focal, setup.focal])
 
 
+@np.errstate(all="ignore")
 def variance_grid(settings: dict, seed: int) -> pd.DataFrame:
     """Plug-in DP estimates over n x epsilon: empirical variance and MSE vs the formula."""
     rng = np.random.default_rng(seed)
@@ -125,8 +126,13 @@ def scaling_fit(grid: pd.DataFrame) -> pd.DataFrame:
         r2_log = 1 - np.sum((np.log(mse) - np.log(fitted)) ** 2) / np.sum((np.log(mse) - np.log(mse).mean()) ** 2)
         # Where the two terms are equal: n* = c2 / (c1 eps^2); privacy dominates below it.
         out.append({"family": family, "c1": float(c1), "c2": float(c2), "r2_log": float(r2_log),
+                    "c1_theory": float((part["sampling_variance"] * part["n"]).median()),
                     "crossover_n_at_eps1": float(c2 / c1) if c1 > 0 else np.inf})
     return pd.DataFrame(out)
+
+
+def _invalid_to_nan(triple, valid):
+    return tuple(np.where(valid[:, None], part, np.nan) for part in triple)
 
 
 def _covered(low, high, truth) -> np.ndarray:
@@ -147,16 +153,20 @@ def coverage_rows(setup: Setup, name: str, n: int, eps: float, clip: float, sett
     data = fam.sample(setup.theta, n, rng, size=(reps,))
     reference, _ = fam.solve(fam.statistic(data).mean(axis=-2))
     results["nonprivate"] = wald(fam, reference, n, 0.0)[:3]
-    results["plugin_wald"] = wald(fam, theta, n, sigma)[:3]
+    # A release whose moment equation has no solution gives the analyst no plug-in estimate: its
+    # interval counts as not covering (and as not covering for the naive analysis built on it).
+    results["plugin_wald"] = _invalid_to_nan(wald(fam, theta, n, sigma)[:3], valid)
     aware_reps = min(reps, settings.get("noise_aware_reps", reps))
-    aware = np.array([noise_aware(fam, noisy[r], n, sigma, theta[r]) for r in range(aware_reps)])
-    results["noise_aware_wald"] = wald(fam, aware, n, sigma)[:3]
+    if aware_reps:
+        aware = np.array([noise_aware(fam, noisy[r], n, sigma, theta[r]) for r in range(aware_reps)])
+        results["noise_aware_wald"] = wald(fam, aware, n, sigma)[:3]
     boot_reps = min(reps, settings.get("bootstrap_reps", 50))
-    boot = [bootstrap(fam, theta[r], n, clip, sigma, rng, settings.get("bootstrap_draws", 100))
-            for r in range(boot_reps)]
-    results["bootstrap"] = (theta[:boot_reps, fam.reported], np.array([b[0] for b in boot]),
-                            np.array([b[1] for b in boot]))
-    results["naive"] = naive(fam, theta, n, rng)[:3]
+    if boot_reps:
+        boot = [bootstrap(fam, theta[r], n, clip, sigma, rng, settings.get("bootstrap_draws", 100))
+                for r in range(boot_reps)]
+        results["bootstrap"] = (theta[:boot_reps, fam.reported], np.array([b[0] for b in boot]),
+                                np.array([b[1] for b in boot]))
+    results["naive"] = _invalid_to_nan(naive(fam, theta, n, rng)[:3], valid)
     rows = []
     for interval, (estimate, low, high) in results.items():
         e, lo, hi = estimate[:, setup.focal], low[:, setup.focal], high[:, setup.focal]
@@ -165,12 +175,13 @@ def coverage_rows(setup: Setup, name: str, n: int, eps: float, clip: float, sett
         rows.append({
             "family": name, "parameter": setup.label, "n": n, "epsilon": eps, "clip": clip, "sigma": sigma,
             "interval": interval, "reps": count, "coverage": cover, "mc_error": float(_mc_error(cover, count)),
-            "mean_width": float(np.mean(hi - lo)), "bias": float(np.mean(e) - truth),
-            "mse": float(np.mean((e - truth) ** 2)), "invalid_plugin": int((~valid).sum()), **(extra or {}),
+            "median_width": float(np.nanmedian(hi - lo)), "bias": float(np.nanmean(e) - truth),
+            "mse": float(np.nanmean((e - truth) ** 2)), "invalid_plugin": int((~valid).sum()), **(extra or {}),
         })
     return rows
 
 
+@np.errstate(all="ignore")  # releases drowned in noise give diverged fits; they are flagged, not errors
 def coverage_study(settings: dict, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     rows = []
@@ -181,6 +192,7 @@ def coverage_study(settings: dict, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@np.errstate(all="ignore")
 def clipping_study(settings: dict, seed: int) -> pd.DataFrame:
     """Plug-in Wald coverage and MSE as the clip bound moves around the family's safe bound."""
     rng = np.random.default_rng(seed)
@@ -219,6 +231,7 @@ CENSUS_MODELS = {
 }
 
 
+@np.errstate(all="ignore")
 def census_study(adult: pd.DataFrame, settings: dict, seed: int) -> pd.DataFrame:
     """Repeated subsamples of Adult; target: the MLE on all records. Clip bounds come from the
     public domain (binary income; at most 16 years of education), not from the data."""
@@ -244,14 +257,14 @@ def census_study(adult: pd.DataFrame, settings: dict, seed: int) -> pd.DataFrame
             noisy = clean + rng.normal(0.0, sigma, size=clean.shape)
             theta, valid = plugin(fam, noisy)
             results = {"nonprivate": wald(fam, reference, n, 0.0)[:3],
-                       "plugin_wald": wald(fam, theta, n, sigma)[:3],
-                       "naive": naive(fam, theta, n, rng)[:3]}
+                       "plugin_wald": _invalid_to_nan(wald(fam, theta, n, sigma)[:3], valid),
+                       "naive": _invalid_to_nan(naive(fam, theta, n, rng)[:3], valid)}
             for interval, (estimate, low, high) in results.items():
                 e, lo, hi = estimate[:, focal], low[:, focal], high[:, focal]
                 cover = float(_covered(lo, hi, truth).mean())
                 rows.append({"family": name, "parameter": model["focal"], "n": n, "epsilon": eps, "clip": clip,
                              "sigma": sigma, "interval": interval, "reps": reps, "coverage": cover,
-                             "mc_error": float(_mc_error(cover, reps)), "mean_width": float(np.mean(hi - lo)),
-                             "bias": float(np.mean(e) - truth), "full_data_mle": float(truth),
+                             "mc_error": float(_mc_error(cover, reps)), "median_width": float(np.nanmedian(hi - lo)),
+                             "bias": float(np.nanmean(e) - truth), "full_data_mle": float(truth),
                              "invalid_plugin": int((~valid).sum())})
     return pd.DataFrame(rows)

@@ -53,13 +53,13 @@ class GaussianFamily:
         return np.stack([mu, mu ** 2 + var], axis=-1)
 
     def solve(self, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """MLE from mean statistics; a noisy second moment below the squared mean has no Gaussian
-        solution and is projected to a tiny positive variance (flagged as not valid)."""
+        """MLE from mean statistics. A noisy second moment below the squared mean lies outside the
+        mean space; the estimate is then projected onto the parameter space's boundary (variance
+        -> a tiny positive floor), which is the constrained MLE: always a valid estimate."""
         mu = m[..., 0]
         var = m[..., 1] - mu ** 2
-        valid = var > 0
         floor = 1e-12 * np.maximum(1.0, np.abs(m[..., 1]))
-        return np.stack([mu, np.where(valid, var, floor)], axis=-1), valid
+        return np.stack([mu, np.maximum(var, floor)], axis=-1), np.ones(mu.shape, dtype=bool)
 
     def jacobian(self, theta: np.ndarray) -> np.ndarray:
         mu = theta[..., 0]
@@ -125,6 +125,15 @@ LINKS = {
                       lambda eta: np.logaddexp(0.0, eta), lambda mu: mu),
     "poisson": _Link(np.exp, np.exp, np.exp, lambda mu: mu + mu ** 2),
 }
+
+
+def _shares(pi: np.ndarray) -> np.ndarray:
+    """Cell probabilities from (possibly noisy) shares: negatives to 0, renormalised; uniform when
+    noise left nothing positive."""
+    shares = np.maximum(np.nan_to_num(pi, nan=0.0), 0.0)
+    total = shares.sum(-1, keepdims=True)
+    uniform = np.full_like(shares, 1.0 / shares.shape[-1])
+    return np.where(total > 0, shares / np.where(total > 0, total, 1.0), uniform)
 
 
 class GLMFamily:
@@ -211,8 +220,15 @@ class GLMFamily:
     def jacobian(self, theta: np.ndarray) -> np.ndarray:
         """d beta / d (m_pi, m_xy) = H^-1 [-M, I], M[:, k] = x_k mu_k (implicit function theorem)."""
         pi, beta = self._split(theta)
-        mu = self.link.mean(beta @ self.cells.T)
-        hinv = np.linalg.inv(self._hessian(pi, beta))
+        # Rows whose solve diverged (flagged invalid by `solve`) must not stop a whole batch: their
+        # non-finite Hessians are replaced, and pinv copes with underflowed weights.
+        with np.errstate(over="ignore", invalid="ignore"):
+            hess = self._hessian(pi, beta)
+            mu = self.link.mean(beta @ self.cells.T)
+        finite = np.all(np.isfinite(hess), axis=(-2, -1)) & np.all(np.isfinite(mu), axis=-1)
+        hess = np.where(finite[..., None, None], hess, np.eye(self.p))
+        mu = np.where(finite[..., None], mu, 0.0)
+        hinv = np.linalg.pinv(hess)
         m_block = np.einsum("kp,...k->...pk", self.cells, mu)
         right = np.concatenate([-m_block, np.broadcast_to(np.eye(self.p), m_block.shape[:-2] + (self.p, self.p))],
                                axis=-1)
@@ -248,9 +264,7 @@ class GLMFamily:
 
     def sample(self, theta: np.ndarray, n: int, rng: np.random.Generator, size: tuple = ()) -> dict:
         pi, beta = self._split(np.asarray(theta, dtype=float))
-        shares = np.maximum(pi, 0.0)
-        shares = shares / shares.sum()
-        cell = rng.choice(self.n_cells, size=size + (n,), p=shares)
+        cell = rng.choice(self.n_cells, size=size + (n,), p=_shares(pi))
         mu = self.link.mean(self.cells[cell] @ beta)
         return {"cell": cell, "y": self._draw_y(mu, rng)}
 
@@ -258,10 +272,9 @@ class GLMFamily:
         """Mean statistic of n fresh records per parameter row, drawn exactly through the cell
         counts (multinomial) and the per-cell response sums (binomial / Poisson)."""
         pi, beta = self._split(theta)
-        shares = np.maximum(pi, 0.0)
-        shares = shares / shares.sum(-1, keepdims=True)
-        counts = rng.multinomial(n, shares)
-        mu = self.link.mean(beta @ self.cells.T)
+        counts = rng.multinomial(n, _shares(pi))
+        # Diverged fits (flagged by solve) are kept finite so that one does not stop the batch.
+        mu = self.link.mean(np.clip(beta @ self.cells.T, -BETA_LIMIT, BETA_LIMIT))
         sums = rng.binomial(counts, mu) if self.name == "logistic" else rng.poisson(counts * mu)
         return np.concatenate([counts / n, (sums / n) @ self.cells], axis=-1)
 

@@ -35,7 +35,8 @@ def plugin(family, noisy_mean: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def calibrated_variance(family, theta: np.ndarray, n: int, sigma) -> np.ndarray:
     """Covariance of the reported parameters: J Cov(s) J'/n + sigma^2 J J' (sigma may be per row)."""
     jac = family.jacobian(theta)
-    sampling = jac @ family.stat_cov(theta) @ np.swapaxes(jac, -1, -2) / n
+    with np.errstate(over="ignore", invalid="ignore"):  # diverged rows: flagged by solve(), NaN here
+        sampling = jac @ family.stat_cov(theta) @ np.swapaxes(jac, -1, -2) / n
     privacy = np.asarray(sigma, dtype=float)[..., None, None] ** 2 * (jac @ np.swapaxes(jac, -1, -2))
     return sampling + privacy
 
@@ -43,7 +44,8 @@ def calibrated_variance(family, theta: np.ndarray, n: int, sigma) -> np.ndarray:
 def wald(family, theta: np.ndarray, n: int, sigma, level: float = LEVEL):
     """(estimate, low, high, standard error) of the reported parameters."""
     estimate = theta[..., family.reported]
-    se = np.sqrt(np.diagonal(calibrated_variance(family, theta, n, sigma), axis1=-2, axis2=-1))
+    with np.errstate(invalid="ignore"):
+        se = np.sqrt(np.diagonal(calibrated_variance(family, theta, n, sigma), axis1=-2, axis2=-1))
     z = z_value(level)
     return estimate, estimate - z * se, estimate + z * se, se
 

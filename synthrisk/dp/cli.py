@@ -1,0 +1,41 @@
+"""`synthrisk dp`: release noisy sufficient statistics of one table and analyse them."""
+
+from __future__ import annotations
+
+
+def add_command(sub) -> None:
+    p = sub.add_parser("dp", help="noise-calibrated inference from DP sufficient statistics")
+    p.add_argument("--data", required=True, help="CSV or Parquet table")
+    p.add_argument("--family", required=True, choices=["gaussian", "logistic", "poisson"])
+    p.add_argument("--epsilon", required=True, type=float)
+    p.add_argument("--delta", required=True, type=float)
+    p.add_argument("--clip", required=True, type=float, help="l2 bound B on each record's statistic")
+    p.add_argument("--response", help="column modelled (default: the only column for gaussian)")
+    p.add_argument("--covariates", help="comma-separated categorical covariates (regressions; default: all "
+                                        "other columns)")
+    p.add_argument("--bootstrap", type=int, default=200, help="parametric-bootstrap draws")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--reference", action="store_true",
+                   help="also print the non-private MLE and interval (NOT private: for checking only)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args) -> dict:
+    from ..errors import ConfigError
+    from ..io import read_table
+    from .frames import dp_inference
+
+    frame = read_table(args.data)
+    response = args.response
+    if response is None:
+        if args.family != "gaussian" or frame.shape[1] != 1:
+            raise ConfigError("--response is required unless the data has one column and the family is gaussian")
+        response = frame.columns[0]
+    covariates = [c.strip() for c in args.covariates.split(",")] if args.covariates else None
+    result, reference = dp_inference(frame, args.family, response, args.epsilon, args.delta, args.clip,
+                                     covariates=covariates, seed=args.seed, bootstrap_draws=args.bootstrap)
+    out = result.to_json()
+    if args.reference:
+        out["nonprivate_reference"] = reference
+    return out
