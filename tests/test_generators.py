@@ -13,6 +13,7 @@ FAST = {
     "independent": {"backend": "independent"},
     "gaussian_copula": {"backend": "sdv", "model": "GaussianCopulaSynthesizer"},
     "tvae": {"backend": "sdv", "model": "TVAESynthesizer", "params": {"epochs": 2}},
+    "mst": {"backend": "mst", "params": {"epsilon": 2.0, "iters": 200}},
 }
 
 
@@ -37,7 +38,7 @@ def test_output_schema_and_determinism(name, adult_train, adult_schema):
     pd.testing.assert_frame_equal(first, again)
 
 
-@pytest.mark.parametrize("name", ["cart", "independent", "identity"])
+@pytest.mark.parametrize("name", ["cart", "independent", "identity", "mst"])
 def test_missing_values_are_reproduced(name, mixed, mixed_schema):
     synthetic = make_generator(FAST[name], seed=0).fit(mixed, mixed_schema).sample(2000, seed=1)
     check_output_schema(synthetic, mixed, mixed_schema, 2000)
@@ -79,3 +80,28 @@ def test_failures_and_timeouts_are_recorded_not_raised(adult_train, adult_schema
     _, status = run_generator("ok", FAST["cart"], adult_train, adult_schema, 100, 0)
     assert status["status"] == "ok" and status["versions"]["scikit-learn"]
     assert status["fit_seconds"] >= 0 and status["n_rows"] == 100
+
+
+def test_mst_keeps_strong_relationships_only_with_enough_budget(sim_schema):
+    from synthrisk.data import load_dataset
+
+    real = load_dataset(sim_schema).iloc[:4000]
+
+    # y_cat and y_cont share the latent outcome: the strongest pair, an edge of any good tree.
+    def association(frame):
+        return pd.crosstab(pd.qcut(frame["y_cont"].astype(float), 4), frame["y_cat"], normalize="index").std().mean()
+
+    loose = make_generator({"backend": "mst", "params": {"epsilon": 50.0, "iters": 300}}, seed=0).fit(real, sim_schema)
+    tight = make_generator({"backend": "mst", "params": {"epsilon": 0.05, "iters": 300}}, seed=0).fit(real, sim_schema)
+    assert ("y_cat", "y_cont") in loose.tree_ or ("y_cont", "y_cat") in loose.tree_
+    strong = association(loose.sample(4000, 0))
+    weak = association(tight.sample(4000, 0))
+    assert strong > 0.8 * association(real)
+    assert weak < 0.7 * strong
+
+
+def test_mst_needs_a_valid_epsilon():
+    with pytest.raises(ConfigError, match="params.epsilon is required"):
+        make_generator({"backend": "mst"})
+    with pytest.raises(ConfigError, match="epsilon must be"):
+        make_generator({"backend": "mst", "params": {"epsilon": -1}})

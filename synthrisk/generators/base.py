@@ -66,4 +66,4 @@ def make_generator(spec: dict, seed: int = 0, name: str = "generator") -> Genera
 
 def _import_builtin_backends() -> None:
     # Imported lazily so that `synthrisk --help` does not pay for torch/SDV imports.
-    from . import baselines, cart, sdv  # noqa: F401
+    from . import baselines, cart, mst, sdv  # noqa: F401
