@@ -32,3 +32,15 @@ def test_default_config_brackets_the_risk(tmp_path):
         assert true[(dataset, "identity")] > 0.97  # Adult has duplicate records, hence not exactly 1
         assert abs(true[(dataset, "independent")] - 0.5) < 0.04
     assert (tmp_path / "results/tables/rapid_simulation.csv").exists()
+    # DP synthetic data: less privacy budget, less attribute-inference risk; no membership signal.
+    for (dataset, sensitive), rows in rapid_max.groupby(["dataset", "sensitive"]):
+        by = rows.set_index("generator")["rapid_max_mean"]
+        assert by["mst_eps1"] <= by["mst_eps10"] + 0.01, (dataset, sensitive)
+    for dataset in ("adult", "simulation"):
+        for generator in ("mst_eps1", "mst_eps10"):
+            assert abs(true[(dataset, generator)] - 0.5) < 0.04, (dataset, generator)
+    coverage = pd.read_csv(tmp_path / "results/tables/dp_coverage.csv")
+    calibrated = coverage[(coverage["interval"] == "plugin_wald") & (coverage["epsilon"] >= 0.5)]
+    assert calibrated["coverage"].between(0.9, 1.0).all()
+    naive = coverage[(coverage["interval"] == "naive") & (coverage["epsilon"] <= 0.5)]
+    assert (naive["coverage"] < 0.5).all()
