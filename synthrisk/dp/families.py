@@ -36,7 +36,13 @@ NEWTON_STEPS = 60
 BETA_LIMIT = 30.0
 
 
-class GaussianFamily:
+class _Family:
+    def natural_clip(self, data: dict) -> float:
+        """The largest per-record statistic norm: the clip bound at which nothing is clipped."""
+        return float(np.linalg.norm(self.statistic(data), axis=-1).max())
+
+
+class GaussianFamily(_Family):
     """N(mean, variance); s(x) = (x, x^2); reported parameters: mean and variance."""
 
     name = "gaussian"
@@ -102,9 +108,6 @@ class GaussianFamily:
         squares = var * rng.chisquare(n - 1, size=mu.shape)
         return np.stack([mean, squares / n + mean ** 2], axis=-1)
 
-    def natural_clip(self, data: dict) -> float:
-        return float(np.linalg.norm(self.statistic(data), axis=-1).max())
-
     def free_to_theta(self, free: np.ndarray) -> np.ndarray:
         return np.array([free[0], np.exp(free[1])])
 
@@ -118,12 +121,16 @@ class _Link:
     derivative: callable
     log_partition: callable
     second_moment: callable
+    # total response of `count` records with mean mu each (one record: count = 1)
+    draw_sum: callable
 
 
 LINKS = {
     "logistic": _Link(expit, lambda eta: expit(eta) * (1 - expit(eta)),
-                      lambda eta: np.logaddexp(0.0, eta), lambda mu: mu),
-    "poisson": _Link(np.exp, np.exp, np.exp, lambda mu: mu + mu ** 2),
+                      lambda eta: np.logaddexp(0.0, eta), lambda mu: mu,
+                      lambda rng, count, mu: rng.binomial(count, mu)),
+    "poisson": _Link(np.exp, np.exp, np.exp, lambda mu: mu + mu ** 2,
+                     lambda rng, count, mu: rng.poisson(count * mu)),
 }
 
 
@@ -136,7 +143,7 @@ def _shares(pi: np.ndarray) -> np.ndarray:
     return np.where(total > 0, shares / np.where(total > 0, total, 1.0), uniform)
 
 
-class GLMFamily:
+class GLMFamily(_Family):
     """Joint model of categorical covariate cells and a logistic or Poisson response.
 
     `cells` (K, p) are the public covariate rows (intercept and dummy columns), one per
@@ -144,7 +151,7 @@ class GLMFamily:
     (pi_1..pi_K, beta_1..beta_p); reported: beta.
     """
 
-    def __init__(self, kind: str, cells: np.ndarray, covariate_names: list[str], cell_labels=None):
+    def __init__(self, kind: str, cells: np.ndarray, covariate_names: list[str]):
         if kind not in LINKS:
             raise DataError(f"unknown regression family {kind!r}; choose logistic or poisson")
         self.name = kind
@@ -152,7 +159,6 @@ class GLMFamily:
         self.cells = np.asarray(cells, dtype=float)
         self.n_cells, self.p = self.cells.shape
         self.parameter_names = tuple(covariate_names)
-        self.cell_labels = cell_labels
         self.reported = slice(self.n_cells, self.n_cells + self.p)
         self.dim = self.n_cells + self.p
 
@@ -259,14 +265,11 @@ class GLMFamily:
         return float(np.mean(y * eta - self.link.log_partition(eta)))
 
     # -- sampling -------------------------------------------------------------------------------
-    def _draw_y(self, mu, rng):
-        return rng.binomial(1, mu).astype(float) if self.name == "logistic" else rng.poisson(mu).astype(float)
-
     def sample(self, theta: np.ndarray, n: int, rng: np.random.Generator, size: tuple = ()) -> dict:
         pi, beta = self._split(np.asarray(theta, dtype=float))
         cell = rng.choice(self.n_cells, size=size + (n,), p=_shares(pi))
         mu = self.link.mean(self.cells[cell] @ beta)
-        return {"cell": cell, "y": self._draw_y(mu, rng)}
+        return {"cell": cell, "y": self.link.draw_sum(rng, 1, mu).astype(float)}
 
     def synthetic_mean_statistic(self, theta: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
         """Mean statistic of n fresh records per parameter row, drawn exactly through the cell
@@ -275,11 +278,8 @@ class GLMFamily:
         counts = rng.multinomial(n, _shares(pi))
         # Diverged fits (flagged by solve) are kept finite so that one does not stop the batch.
         mu = self.link.mean(np.clip(beta @ self.cells.T, -BETA_LIMIT, BETA_LIMIT))
-        sums = rng.binomial(counts, mu) if self.name == "logistic" else rng.poisson(counts * mu)
+        sums = self.link.draw_sum(rng, counts, mu)
         return np.concatenate([counts / n, (sums / n) @ self.cells], axis=-1)
-
-    def natural_clip(self, data: dict) -> float:
-        return float(np.linalg.norm(self.statistic(data), axis=-1).max())
 
     def free_to_theta(self, free: np.ndarray) -> np.ndarray:
         logits = np.concatenate([free[: self.n_cells - 1], [0.0]])
@@ -295,26 +295,19 @@ class GLMFamily:
     def check_identifiable(self, shares: np.ndarray) -> None:
         """Raise naming the covariate that is constant or collinear among the observed cells."""
         seen = self.cells[np.asarray(shares) > 0]
-        if np.linalg.matrix_rank(seen) == self.p:
-            return
-        for j, name in enumerate(self.parameter_names):
-            if j > 0 and np.ptp(seen[:, j]) == 0:
-                raise DataError(f"singular Fisher information: covariate {name!r} is constant in the data")
         rank = np.linalg.matrix_rank(seen)
-        for j, name in enumerate(self.parameter_names):
-            if np.linalg.matrix_rank(np.delete(seen, j, axis=1)) == rank and j > 0:
+        if rank == self.p:
+            return
+        covariates = list(enumerate(self.parameter_names))[1:]  # the intercept is never the culprit
+        for j, name in covariates:
+            if np.ptp(seen[:, j]) == 0:
+                raise DataError(f"singular Fisher information: covariate {name!r} is constant in the data")
+        for j, name in covariates:
+            if np.linalg.matrix_rank(np.delete(seen, j, axis=1)) == rank:
                 raise DataError(
                     f"singular Fisher information: covariate {name!r} is collinear with the other covariates"
                 )
         raise DataError("singular Fisher information: the covariates are collinear")
-
-
-def make_family(name: str, design: "Design | None" = None):
-    if name == "gaussian":
-        return GaussianFamily()
-    if design is None:
-        raise DataError(f"family {name!r} needs covariates")
-    return GLMFamily(name, design.cells, design.names, design.cell_labels)
 
 
 @dataclass

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from .families import Design, GaussianFamily, GLMFamily, make_family
+from .families import Design, GaussianFamily, GLMFamily
 from .inference import DPInference, analyse, nonprivate
-from .mechanism import check_privacy, release_statistics
+from .mechanism import release_statistics
 
 FAMILIES = ("gaussian", "logistic", "poisson")
 MAX_CELLS = 4096
@@ -77,7 +77,7 @@ def family_data(frame: pd.DataFrame, family: str, response: str, covariates: lis
     if response in covariates:
         raise DataError(f"response {response!r} is also listed as a covariate")
     design = design_for(frame, covariates, levels)
-    fam: GLMFamily = make_family(family, design)
+    fam = GLMFamily(family, design.cells, design.names)
     data = {"cell": design.cell_index(frame), "y": y}
     shares = np.bincount(data["cell"], minlength=fam.n_cells) / len(y)
     fam.check_identifiable(shares)
@@ -91,7 +91,6 @@ def dp_inference(frame: pd.DataFrame, family: str, response: str, epsilon: float
 
     Returns the analysis and the non-private reference (ordinary MLE and interval on the raw
     records; for checking only, it is not private)."""
-    check_privacy(epsilon, delta, clip)
     fam, data, meta = family_data(frame, family, response, covariates, levels)
     rng = np.random.default_rng(seed)
     release = release_statistics(fam.statistic(data), epsilon, delta, clip, rng, fam.name, meta)
