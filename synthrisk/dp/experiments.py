@@ -18,11 +18,13 @@ from scipy.optimize import nnls
 
 from .families import Design, GaussianFamily, GLMFamily
 from .frames import family_data
-from .inference import bootstrap, calibrated_variance, naive, noise_aware, plugin, wald
+from .inference import (bootstrap, calibrated_variance, naive, noise_aware, nonprivate, plugin,
+                        simulate_releases, wald)
 from .mechanism import clip_rows, gaussian_sigma
 
 EXPERIMENTS = ("variance", "coverage", "clipping", "scaling", "census")
 INTERVALS = ("nonprivate", "plugin_wald", "noise_aware_wald", "bootstrap", "naive")
+MONTE_CARLO_CHUNK = 4_000_000  # statistic entries per chunk of simulated records
 
 
 @dataclass
@@ -53,19 +55,6 @@ def simulation_setups() -> dict[str, Setup]:
     }
 
 
-def simulate_noisy_means(setup: Setup, n: int, sigma: float, clip: float, reps: int,
-                         rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """`reps` independent datasets of n records: (noisy mean statistic, noise-free clipped mean)."""
-    fam = setup.family
-    clean = np.empty((reps, fam.dim))
-    chunk = max(1, 4_000_000 // max(1, n * fam.dim))
-    for start in range(0, reps, chunk):
-        size = min(chunk, reps - start)
-        data = fam.sample(setup.theta, n, rng, size=(size,))
-        clean[start:start + size] = clip_rows(fam.statistic(data), clip).mean(axis=-2)
-    return clean + rng.normal(0.0, sigma, size=clean.shape), clean
-
-
 def _mc_error(p: np.ndarray, reps: int) -> np.ndarray:
     return 1.96 * np.sqrt(np.clip(p * (1 - p), 1e-12, None) / reps)
 
@@ -86,7 +75,8 @@ def variance_grid(settings: dict, seed: int) -> pd.DataFrame:
         for n in settings["n_grid"]:
             for eps in settings["epsilons"]:
                 sigma = gaussian_sigma(eps, settings["delta"], 2 * setup.clip / n)
-                noisy, _ = simulate_noisy_means(setup, n, sigma, setup.clip, settings["reps"], rng)
+                noisy, _ = simulate_releases(setup.family, setup.theta, n, setup.clip, sigma, rng,
+                                             settings["reps"], MONTE_CARLO_CHUNK)
                 theta, valid = plugin(setup.family, noisy)
                 estimate = theta[valid][:, setup.family.reported][:, setup.focal]
                 rows.append({
@@ -139,46 +129,51 @@ def _covered(low, high, truth) -> np.ndarray:
     return (low <= truth) & (truth <= high)
 
 
+def interval_rows(results: dict, focal: int, truth: float, common: dict) -> list[dict]:
+    """One row per interval: coverage of `truth` by the focal parameter's interval, its Monte Carlo
+    error, median width, bias and MSE. `results` maps interval -> (estimate, low, high)."""
+    rows = []
+    for interval, (estimate, low, high) in results.items():
+        e, lo, hi = estimate[:, focal], low[:, focal], high[:, focal]
+        cover = float(_covered(lo, hi, truth).mean())
+        rows.append({**common, "interval": interval, "reps": len(e), "coverage": cover,
+                     "mc_error": float(_mc_error(cover, len(e))), "median_width": float(np.nanmedian(hi - lo)),
+                     "bias": float(np.nanmean(e) - truth), "mse": float(np.nanmean((e - truth) ** 2))})
+    return rows
+
+
 def coverage_rows(setup: Setup, name: str, n: int, eps: float, clip: float, settings: dict,
-                  rng: np.random.Generator, extra: dict | None = None) -> list[dict]:
-    """Coverage, width and MSE of every interval for one (family, n, epsilon, clip)."""
+                  rng: np.random.Generator, extra: dict | None = None, intervals=INTERVALS) -> list[dict]:
+    """Coverage, width and MSE of the requested intervals for one (family, n, epsilon, clip)."""
     fam = setup.family
     reps = settings["reps"]
     sigma = gaussian_sigma(eps, settings["delta"], 2 * clip / n)
     truth = setup.theta[fam.reported][setup.focal]
-    noisy, clean = simulate_noisy_means(setup, n, sigma, clip, reps, rng)
+    noisy, _ = simulate_releases(fam, setup.theta, n, clip, sigma, rng, reps, MONTE_CARLO_CHUNK)
     theta, valid = plugin(fam, noisy)
     results = {}
-    # Reference: the ordinary MLE on the real records (no clipping, no noise).
-    data = fam.sample(setup.theta, n, rng, size=(reps,))
-    reference, _ = fam.solve(fam.statistic(data).mean(axis=-2))
-    results["nonprivate"] = wald(fam, reference, n, 0.0)[:3]
-    # A release whose moment equation has no solution gives the analyst no plug-in estimate: its
-    # interval counts as not covering (and as not covering for the naive analysis built on it).
-    results["plugin_wald"] = _invalid_to_nan(wald(fam, theta, n, sigma)[:3], valid)
+    if "nonprivate" in intervals:
+        # Reference: the ordinary MLE on the real records (no clipping, no noise).
+        results["nonprivate"] = nonprivate(fam, fam.sample(setup.theta, n, rng, size=(reps,)))[:3]
+    if "plugin_wald" in intervals:
+        # A release whose moment equation has no solution gives the analyst no plug-in estimate: its
+        # interval counts as not covering (and as not covering for the naive analysis built on it).
+        results["plugin_wald"] = _invalid_to_nan(wald(fam, theta, n, sigma)[:3], valid)
     aware_reps = min(reps, settings.get("noise_aware_reps", reps))
-    if aware_reps:
+    if "noise_aware_wald" in intervals and aware_reps:
         aware = np.array([noise_aware(fam, noisy[r], n, sigma, theta[r]) for r in range(aware_reps)])
         results["noise_aware_wald"] = wald(fam, aware, n, sigma)[:3]
     boot_reps = min(reps, settings.get("bootstrap_reps", 50))
-    if boot_reps:
+    if "bootstrap" in intervals and boot_reps:
         boot = [bootstrap(fam, theta[r], n, clip, sigma, rng, settings.get("bootstrap_draws", 100))
                 for r in range(boot_reps)]
         results["bootstrap"] = (theta[:boot_reps, fam.reported], np.array([b[0] for b in boot]),
                                 np.array([b[1] for b in boot]))
-    results["naive"] = _invalid_to_nan(naive(fam, theta, n, rng)[:3], valid)
-    rows = []
-    for interval, (estimate, low, high) in results.items():
-        e, lo, hi = estimate[:, setup.focal], low[:, setup.focal], high[:, setup.focal]
-        count = len(e)
-        cover = float(_covered(lo, hi, truth).mean())
-        rows.append({
-            "family": name, "parameter": setup.label, "n": n, "epsilon": eps, "clip": clip, "sigma": sigma,
-            "interval": interval, "reps": count, "coverage": cover, "mc_error": float(_mc_error(cover, count)),
-            "median_width": float(np.nanmedian(hi - lo)), "bias": float(np.nanmean(e) - truth),
-            "mse": float(np.nanmean((e - truth) ** 2)), "invalid_plugin": int((~valid).sum()), **(extra or {}),
-        })
-    return rows
+    if "naive" in intervals:
+        results["naive"] = _invalid_to_nan(naive(fam, theta, n, rng)[:3], valid)
+    common = {"family": name, "parameter": setup.label, "n": n, "epsilon": eps, "clip": clip, "sigma": sigma}
+    return [{**row, "invalid_plugin": int((~valid).sum()), **(extra or {})}
+            for row in interval_rows(results, setup.focal, truth, common)]
 
 
 @np.errstate(all="ignore")  # releases drowned in noise give diverged fits; they are flagged, not errors
@@ -197,15 +192,11 @@ def clipping_study(settings: dict, seed: int) -> pd.DataFrame:
     """Plug-in Wald coverage and MSE as the clip bound moves around the family's safe bound."""
     rng = np.random.default_rng(seed)
     rows = []
-    fast = {**settings, "noise_aware_reps": 0, "bootstrap_reps": 0}
     for name in settings["families"]:
         setup = simulation_setups()[name]
         for multiplier in settings["clip_multipliers"]:
-            clip = setup.clip * multiplier
-            for row in coverage_rows(setup, name, settings["n"], settings["clip_epsilon"], clip, fast, rng,
-                                     {"clip_multiplier": multiplier}):
-                if row["interval"] in ("plugin_wald", "naive"):
-                    rows.append(row)
+            rows += coverage_rows(setup, name, settings["n"], settings["clip_epsilon"], setup.clip * multiplier,
+                                  settings, rng, {"clip_multiplier": multiplier}, intervals=("plugin_wald", "naive"))
     return pd.DataFrame(rows)
 
 
@@ -252,19 +243,16 @@ def census_study(adult: pd.DataFrame, settings: dict, seed: int) -> pd.DataFrame
         statistics = fam.statistic(sub)
         clean = clip_rows(statistics, clip).mean(axis=-2)
         reference, _ = fam.solve(statistics.mean(axis=-2))
+        reference_intervals = wald(fam, reference, n, 0.0)[:3]
         for eps in settings["epsilons"]:
             sigma = gaussian_sigma(eps, settings["delta"], 2 * clip / n)
             noisy = clean + rng.normal(0.0, sigma, size=clean.shape)
             theta, valid = plugin(fam, noisy)
-            results = {"nonprivate": wald(fam, reference, n, 0.0)[:3],
+            results = {"nonprivate": reference_intervals,
                        "plugin_wald": _invalid_to_nan(wald(fam, theta, n, sigma)[:3], valid),
                        "naive": _invalid_to_nan(naive(fam, theta, n, rng)[:3], valid)}
-            for interval, (estimate, low, high) in results.items():
-                e, lo, hi = estimate[:, focal], low[:, focal], high[:, focal]
-                cover = float(_covered(lo, hi, truth).mean())
-                rows.append({"family": name, "parameter": model["focal"], "n": n, "epsilon": eps, "clip": clip,
-                             "sigma": sigma, "interval": interval, "reps": reps, "coverage": cover,
-                             "mc_error": float(_mc_error(cover, reps)), "median_width": float(np.nanmedian(hi - lo)),
-                             "bias": float(np.nanmean(e) - truth), "full_data_mle": float(truth),
-                             "invalid_plugin": int((~valid).sum())})
+            common = {"family": name, "parameter": model["focal"], "n": n, "epsilon": eps, "clip": clip,
+                      "sigma": sigma}
+            rows += [{**row, "full_data_mle": float(truth), "invalid_plugin": int((~valid).sum())}
+                     for row in interval_rows(results, focal, truth, common)]
     return pd.DataFrame(rows)

@@ -51,9 +51,10 @@ def wald(family, theta: np.ndarray, n: int, sigma, level: float = LEVEL):
 
 
 def nonprivate(family, data: dict, level: float = LEVEL):
-    """The ordinary MLE and Wald interval on the real records (the reference, not private)."""
-    theta, _ = family.solve(family.statistic(data).mean(axis=0))
-    return wald(family, theta, len(data["y"]), 0.0, level)
+    """The ordinary MLE and Wald interval on the real records (the reference, not private).
+    `data` may hold a batch of datasets (leading axes)."""
+    theta, _ = family.solve(family.statistic(data).mean(axis=-2))
+    return wald(family, theta, np.shape(data["y"])[-1], 0.0, level)
 
 
 def naive(family, theta: np.ndarray, n: int, rng: np.random.Generator, level: float = LEVEL):
@@ -82,16 +83,18 @@ def noise_aware(family, noisy_mean: np.ndarray, n: int, sigma: float, start: np.
     return family.free_to_theta(result.x)
 
 
-def release_mean_statistic(family, theta: np.ndarray, n: int, clip: float, sigma: float,
-                           rng: np.random.Generator, draws: int) -> np.ndarray:
-    """`draws` independent re-runs of the release from parameter `theta`: (draws, d)."""
-    out = np.empty((draws, family.dim))
-    chunk = max(1, 2_000_000 // max(1, n * family.dim))
+def simulate_releases(family, theta: np.ndarray, n: int, clip: float, sigma: float, rng: np.random.Generator,
+                      draws: int, chunk_values: int = 2_000_000) -> tuple[np.ndarray, np.ndarray]:
+    """`draws` independent releases of n fresh records from parameter `theta`: the noisy mean
+    statistics and their noise-free clipped means, each (draws, d). Records are drawn in chunks of
+    about `chunk_values` statistic entries to bound memory."""
+    clean = np.empty((draws, family.dim))
+    chunk = max(1, chunk_values // max(1, n * family.dim))
     for start in range(0, draws, chunk):
         size = min(chunk, draws - start)
         data = family.sample(theta, n, rng, size=(size,))
-        out[start:start + size] = clip_rows(family.statistic(data), clip).mean(axis=-2)
-    return out + rng.normal(0.0, sigma, size=out.shape)
+        clean[start:start + size] = clip_rows(family.statistic(data), clip).mean(axis=-2)
+    return clean + rng.normal(0.0, sigma, size=clean.shape), clean
 
 
 def bootstrap(family, theta: np.ndarray, n: int, clip: float, sigma: float, rng: np.random.Generator,
@@ -100,7 +103,8 @@ def bootstrap(family, theta: np.ndarray, n: int, clip: float, sigma: float, rng:
 
     The basic (pivotal) form 2*theta_hat - quantiles: the bootstrap replays clipping, so a bias
     that clipping adds to the estimate is subtracted rather than doubled as with percentiles."""
-    estimates, valid = family.solve(release_mean_statistic(family, theta, n, clip, sigma, rng, draws))
+    noisy, _ = simulate_releases(family, theta, n, clip, sigma, rng, draws)
+    estimates, valid = family.solve(noisy)
     reported = estimates[valid][:, family.reported]
     alpha = 1.0 - level
     low_q, high_q = np.quantile(reported, [alpha / 2, 1 - alpha / 2], axis=0)
