@@ -12,7 +12,7 @@ from synthrisk.data.simulate import simulate
 from synthrisk.errors import ConfigError, DataError
 from synthrisk.generators import make_generator
 from synthrisk.rapid import rapid
-from synthrisk.rapid.scores import at_risk, categorical_scores, class_baseline, continuous_errors
+from synthrisk.rapid.scores import at_risk, categorical_scores, class_shares, continuous_errors
 
 
 def test_marginal_gain_by_hand_with_strict_threshold():
@@ -27,7 +27,7 @@ def test_gain_near_b_equal_one_and_single_class_guard():
     r = categorical_scores(np.array([0.9995, 0.99]), np.array([0.999, 0.999]))
     np.testing.assert_allclose(r, [0.5, -9.0])
     with pytest.raises(DataError, match="'y' has a single level"):
-        class_baseline(np.array(["a", "a"]), "y")
+        class_shares(np.array(["a", "a"]), "y")
 
 
 def test_other_categorical_scores_by_hand():

@@ -16,7 +16,7 @@ from ..errors import ConfigError, DataError
 from .attackers import make_attacker, model_frame
 from .attribution import attribute_risk
 from .scores import (CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores,
-                     class_baseline, continuous_errors)
+                     class_shares, continuous_errors)
 
 THRESHOLD_GRID = np.round(np.arange(0.0, 1.0001, 0.05), 2)
 
@@ -108,10 +108,7 @@ def rapid(
     if categorical:
         y_syn = model_frame(synthetic, schema, [sensitive])[sensitive].to_numpy()
         y_real = model_frame(real, schema, [sensitive])[sensitive].to_numpy()
-        class_baseline(y_real, sensitive)  # raises on a single-level sensitive attribute
-        # Labels as integer codes once, so that each permutation below is a cheap re-indexing.
-        labels, truth = np.unique(y_real, return_inverse=True)
-        shares = np.bincount(truth) / len(truth)
+        labels, truth, shares = class_shares(y_real, sensitive)
         if len(np.unique(y_syn)) < 2:
             # Nothing to learn: the attacker can only predict the one class it saw.
             classes = np.unique(y_syn)

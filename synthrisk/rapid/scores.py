@@ -28,15 +28,16 @@ CONTINUOUS_ERRORS = ("relative", "symmetric", "absolute")
 TINY = 1e-12
 
 
-def class_baseline(y_real: np.ndarray, sensitive: str = "sensitive") -> np.ndarray:
-    """b_i: the share in the real data of each record's own class."""
-    classes, inverse, counts = np.unique(y_real, return_inverse=True, return_counts=True)
+def class_shares(y_real: np.ndarray, sensitive: str = "sensitive") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(classes, each record's class code, each class's share in the real data); b_i is
+    shares[codes[i]]. Codes let a permutation test re-index instead of re-encoding labels."""
+    classes, codes, counts = np.unique(y_real, return_inverse=True, return_counts=True)
     if len(classes) < 2:
         raise DataError(
             f"sensitive attribute '{sensitive}' has a single level ({classes[0]!r}) in the real data: "
             "b_i = 1, so no gain over guessing is possible and RAPID is undefined"
         )
-    return (counts / counts.sum())[inverse]
+    return classes, codes, counts / counts.sum()
 
 
 def categorical_scores(g: np.ndarray, b: np.ndarray, method: str = "rcs_marginal",
