@@ -109,24 +109,24 @@ class MSTGenerator(Generator):
         z = self._noise_multiplier()
         sigma_counts = z * np.sqrt(2.0)
 
-        def measure(clique):
-            counts = np.asarray(data.project(clique).datavector(), dtype=float)
-            return counts + rng.normal(0.0, sigma_counts, size=counts.shape)
+        def counts(clique):
+            return np.asarray(data.project(clique).datavector(), dtype=float)
 
-        one_way = {c: measure((c,)) for c in self.columns_}
+        def noisy(exact):
+            return exact + rng.normal(0.0, sigma_counts, size=exact.shape)
+
+        one_way = {c: noisy(counts((c,))) for c in self.columns_}
         measurements = [LinearMeasurement(one_way[c], (c,), stddev=sigma_counts) for c in self.columns_]
 
         pairs = [(a, b) for i, a in enumerate(self.columns_) for b in self.columns_[i + 1:]]
+        two_way = {pair: counts(pair) for pair in pairs}  # exact; only noisy versions leave fit()
         shares = {c: np.clip(v, 0, None) / max(np.clip(v, 0, None).sum(), 1.0) for c, v in one_way.items()}
         n = len(train)
-        scores = np.array([
-            np.abs(np.asarray(data.project((a, b)).datavector(), dtype=float)
-                   - n * np.outer(shares[a], shares[b]).ravel()).sum()
-            for a, b in pairs
-        ])
+        scores = np.array([np.abs(two_way[a, b] - n * np.outer(shares[a], shares[b]).ravel()).sum()
+                           for a, b in pairs])
         noisy_scores = scores + rng.normal(0.0, z * 2.0 * np.sqrt(len(pairs)), size=len(scores))
         self.tree_ = _maximum_spanning_tree(self.columns_, pairs, noisy_scores)
-        measurements += [LinearMeasurement(measure(edge), edge, stddev=sigma_counts) for edge in self.tree_]
+        measurements += [LinearMeasurement(noisy(two_way[edge]), edge, stddev=sigma_counts) for edge in self.tree_]
 
         self.model_ = MirrorDescent().estimate(domain, measurements, iters=self.iters)
         return self
