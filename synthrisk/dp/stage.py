@@ -38,10 +38,12 @@ def settings_from_config(dp_config: dict | None) -> dict:
     return settings
 
 
-def run(experiment: str, settings: dict, seed: int, adult: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
-    """Tables of one experiment; the first is the raw result, the rest summaries."""
+def run(experiment: str, settings: dict, seed: int, adult: pd.DataFrame | None = None,
+        grid: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Tables of one experiment; the first is the raw result, the rest summaries. `variance` and
+    `scaling` read the same Monte Carlo grid: pass it to compute it only once."""
     if experiment in ("variance", "scaling"):
-        grid = ex.variance_grid(settings, seed)
+        grid = ex.variance_grid(settings, seed) if grid is None else grid
         summary = ex.variance_summary(grid) if experiment == "variance" else ex.scaling_fit(grid)
         return {"results": grid, "summary": summary}
     if experiment == "coverage":

@@ -1,11 +1,34 @@
 # DP sufficient statistics: the paper's five experiments, each a table and a figure.
 
 DP_EXPERIMENTS = ["variance", "coverage", "clipping", "scaling", "census"]
+DP_GRID_EXPERIMENTS = ["variance", "scaling"]  # two readings of one Monte Carlo grid
+
+
+def dp_inputs(wildcards):
+    if wildcards.experiment == "census":
+        return {"adult_schema": os.path.join(workflow.basedir, "config/datasets/adult.yaml")}
+    if wildcards.experiment in DP_GRID_EXPERIMENTS:
+        return {"grid": "results/dp/grid.parquet"}
+    return {}
+
+
+rule dp_grid:
+    output:
+        "results/dp/grid.parquet",
+    params:
+        settings=config.get("dp", {}),
+        seed=SEEDS[0],
+    log:
+        "results/logs/dp/grid.log",
+    benchmark:
+        "results/benchmarks/dp/grid.tsv"
+    script:
+        "../../scripts/dp_grid.py"
 
 
 rule dp_experiment:
     input:
-        adult_schema=os.path.join(workflow.basedir, "config/datasets/adult.yaml"),
+        unpack(dp_inputs),
     output:
         results="results/dp/{experiment}/results.csv",
         table="results/tables/dp_{experiment}.csv",
