@@ -8,7 +8,7 @@ CORES ?= 2
 # Working directory of a run: results/ and .snakemake/ go there (config/paper.yaml uses runs/paper).
 WORKDIR ?= .
 
-.PHONY: setup run test test-all lint clean-results
+.PHONY: setup browser run test test-all lint clean-results
 
 $(STAMP): envs/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,15 +19,20 @@ $(STAMP): envs/requirements.txt pyproject.toml
 
 setup: $(STAMP)
 
+# The report test renders results/report/index.html in Debian's headless Chromium.
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
+
 run: setup
 	$(BIN)/snakemake $(TARGETS) --snakefile Snakefile --directory $(WORKDIR) --workflow-profile workflow/profiles/local \
 		--cores $(CORES) --configfile $(CONFIG)
 
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest -q
 
 # Also the slow end-to-end tests (CI runs these when its budget allows).
-test-all: setup
+test-all: setup browser
 	$(BIN)/python -m pytest -q -m "slow or not slow"
 
 lint: setup

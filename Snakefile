@@ -23,6 +23,7 @@ include: "workflow/rules/generate.smk"
 include: "workflow/rules/rapid.smk"
 include: "workflow/rules/mia.smk"
 include: "workflow/rules/dp.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:
@@ -33,3 +34,4 @@ rule all:
         "results/tables/mia.csv",
         rapid_simulation_target(),
         expand("results/tables/dp_{experiment}.csv", experiment=DP_EXPERIMENTS),
+        "results/report/index.html",

@@ -1,10 +1,13 @@
 """Real Snakemake runs of a tiny config, as a user would start them."""
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -42,16 +45,22 @@ def snakemake(tmp_path, config, *args, check=True):
     return done
 
 
-def test_tiny_run_isolates_a_failing_generator_and_is_incremental(tmp_path):
-    config = tiny_config(tmp_path)
-    snakemake(tmp_path, config, "--keep-going")
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """One real run of the tiny config (with a generator that fails), shared by the tests below."""
+    workdir = tmp_path_factory.mktemp("tiny")
+    config = tiny_config(workdir)
+    snakemake(workdir, config, "--keep-going")
+    return workdir, config
+
+
+def test_tiny_run_isolates_a_failing_generator(tiny_run):
+    tmp_path, config = tiny_run
     out = tmp_path / "results/synthetic/adult"
     status = {g: json.loads((out / g / "seed0.json").read_text()) for g in ("cart", "independent", "broken")}
     assert status["cart"]["status"] == "ok" and status["independent"]["status"] == "ok"
     assert status["broken"]["status"] == "failed" and "NoSuchSynthesizer" in status["broken"]["error"]
     assert (tmp_path / "results/logs/generate/adult/cart/seed0.log").exists()
-
-    import pandas as pd
 
     rapid = pd.read_csv(tmp_path / "results/tables/rapid.csv")
     assert set(rapid["generator"]) == {"cart", "independent", "broken"}
@@ -63,14 +72,100 @@ def test_tiny_run_isolates_a_failing_generator_and_is_incremental(tmp_path):
     dp_coverage = pd.read_csv(tmp_path / "results/tables/dp_coverage.csv")
     assert set(dp_coverage["family"]) == {"gaussian", "logistic"}
     assert set(dp_coverage["interval"]) == {"nonprivate", "plugin_wald", "noise_aware_wald", "bootstrap", "naive"}
-    for figure in ("rapid_max_adult", "rapid_curves_adult", "mia_roc_adult", "mia_f1_adult",
+    for figure in ("rapid_max_adult", "rapid_curves_adult", "mia_roc_adult", "mia_f1_adult", "risk_utility_adult",
                    "dp_variance", "dp_coverage", "dp_clipping", "dp_scaling", "dp_census"):
         assert (tmp_path / f"results/figures/{figure}.png").stat().st_size > 1000
 
+
+def test_summary_puts_risk_next_to_utility(tiny_run):
+    tmp_path, _ = tiny_run
+    summary = pd.read_csv(tmp_path / "results/tables/summary.csv").set_index("generator")
+    assert sorted(summary.index) == ["broken", "cart", "independent"]  # the failed one included
+    assert summary.loc["broken", "status"].startswith("failed 1/1: ConfigError")
+    assert summary.loc[["cart", "independent"], "status"].eq("ok").all()
+    assert summary.loc["broken", ["rapid_max", "mia_auc", "quality"]].isna().all()
+    ok = summary.loc[["cart", "independent"]]
+    for column in ("rapid_max", "mia_auc", "mia_tpr_low_fpr", "quality", "efficacy_ratio", "fit_seconds"):
+        assert ok[column].notna().all(), column
+    # cart keeps the relations between columns that independent sampling destroys: both its risk
+    # and its utility must be higher.
+    assert summary.loc["cart", "rapid_max"] > summary.loc["independent", "rapid_max"]
+    assert summary.loc["cart", "efficacy_ratio"] > summary.loc["independent", "efficacy_ratio"]
+    assert summary.loc["cart", "quality"] > summary.loc["independent", "quality"]
+    for suffix in ("csv", "md", "tex"):
+        assert (tmp_path / f"results/tables/summary.{suffix}").stat().st_size > 200
+    assert "\\toprule" in (tmp_path / "results/tables/summary.tex").read_text()
+
+
+def _chromium_driver():
+    if not (Path("/usr/bin/chromium").exists() and Path("/usr/bin/chromedriver").exists()):
+        message = "Debian's chromium and chromium-driver are not installed (`make test` installs them)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def test_report_renders_in_headless_chromium(tiny_run):
+    tmp_path, _ = tiny_run
+    page = tmp_path / "results/report/index.html"
+    text = page.read_text()
+    assert "http://" not in text.replace("http://www.w3.org", "") and "https://" not in text  # self-contained
+    driver = _chromium_driver()
+    try:
+        driver.get(page.as_uri())
+        images = driver.execute_script(
+            "return Array.from(document.images).map(i => [i.alt, i.complete && i.naturalWidth > 0]);")
+        rows = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#summary tbody tr'))"
+            ".map(r => [r.cells[0].innerText, r.cells[1].innerText]);")
+        failures = driver.find_element("id", "failures").find_element("xpath", "following-sibling::*[1]").text
+        provenance = driver.execute_script("return document.body.innerText;")
+    finally:
+        driver.quit()
+    expected_figures = {p.stem for p in (tmp_path / "results/figures").glob("*.png")}
+    assert {alt for alt, _ in images} == expected_figures
+    assert all(loaded for _, loaded in images), [alt for alt, loaded in images if not loaded]
+    assert sorted(rows) == sorted(["adult", g] for g in ("cart", "independent", "broken"))
+    assert "broken" in failures and "NoSuchSynthesizer" in failures
+    for needle in ("Configuration as run", "scikit-learn", "Wall time per stage", "generate", "seeds [0]"):
+        assert needle in provenance, needle
+
+
+def test_snakemake_report_builds(tiny_run):
+    tmp_path, config = tiny_run
+    snakemake(tmp_path, config, "--report", str(tmp_path / "snakemake-report.zip"))
+    assert (tmp_path / "snakemake-report.zip").stat().st_size > 10_000
+
+
+def test_rerun_after_adding_a_generator_touches_only_its_branch(tiny_run):
+    tmp_path, config = tiny_run
     dry = snakemake(tmp_path, config, "-n")
     assert "Nothing to be done" in dry.stdout + dry.stderr
 
-    (out / "cart/seed0.parquet").unlink()
+    extended = yaml.safe_load(config.read_text())
+    extended["generators"]["independent_again"] = {"backend": "independent"}
+    extended_path = tmp_path / "extended.yaml"
+    extended_path.write_text(yaml.safe_dump(extended))
+    dry = snakemake(tmp_path, extended_path, "-n")
+    blocks = re.split(r"^(?:local)?rule (\w+):\n", dry.stdout, flags=re.M)[1:]
+    jobs = [(rule, (re.findall(r"^\s+wildcards: (.*)$", body, re.M) or [""])[0])
+            for rule, body in zip(blocks[::2], blocks[1::2])]
+    per_run = {(rule, wildcards) for rule, wildcards in jobs if wildcards}
+    aggregations = {rule for rule, wildcards in jobs if not wildcards}
+    assert {rule for rule, _ in per_run} == {"generate", "rapid", "mia", "utility"}
+    assert all("generator=independent_again" in wildcards for _, wildcards in per_run), per_run
+    assert aggregations == {"rapid_summary", "mia_summary", "summary", "report", "all"}
+
+    (tmp_path / "results/synthetic/adult/cart/seed0.parquet").unlink()
     dry = snakemake(tmp_path, config, "-n", "--quiet", "rules")
     text = dry.stdout + dry.stderr
     assert "generate" in text and "split" not in text and "load_dataset" not in text

@@ -7,16 +7,15 @@ downstream rules read.
 
 from __future__ import annotations
 
-import platform
 import signal
 import time
 import traceback
 from contextlib import contextmanager
-from importlib import metadata
 
 import pandas as pd
 
 from ..data.schema import DatasetSchema
+from ..versions import library_versions
 from .base import make_generator
 
 CORE_LIBRARIES = ("synthrisk", "numpy", "pandas", "scikit-learn")
@@ -47,16 +46,6 @@ def time_limit(seconds: float | None):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-
-
-def library_versions(names) -> dict[str, str]:
-    versions = {"python": platform.python_version()}
-    for name in names:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
 
 
 def empty_like_schema(schema: DatasetSchema, like: pd.DataFrame) -> pd.DataFrame:

@@ -50,7 +50,8 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
         table = total.reset_index().assign(attack="kde_true", n_seeds=0)
     else:
         agg = {f"{m}_mean": (m, "mean") for m in metrics}
-        agg.update({"auc_sd": ("auc", "std"), "fpr_floor": ("fpr_floor", "max"), "n_seeds": ("seed", "count")})
+        agg.update({f"{m}_sd": (m, "std") for m in ("auc", "tpr_at_1e-01", "tpr_at_1e-02", "tpr_at_1e-03")})
+        agg.update({"fpr_floor": ("fpr_floor", "max"), "n_seeds": ("seed", "count")})
         table = ok.groupby(keys).agg(**agg).reset_index()
         table = table.merge(total.reset_index(), on=["dataset", "generator"], how="outer")
     table["n_seeds"] = table["n_seeds"].fillna(0).astype(int)

@@ -35,7 +35,7 @@ rule dp_experiment:
         figure=report(
             "results/figures/dp_{experiment}.png",
             category="DP inference",
-            caption="../report/dp_{experiment}.rst",
+            caption="../report/dp.rst",
         ),
     params:
         settings=config.get("dp", {}),

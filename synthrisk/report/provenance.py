@@ -1,0 +1,45 @@
+"""What a reader needs to trust or repeat a run: code version, packages, seeds, time per stage."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+
+from ..versions import library_versions
+
+PACKAGES = ("synthrisk", "snakemake", "numpy", "pandas", "scipy", "scikit-learn", "sdv", "sdmetrics",
+            "torch", "dp-accounting", "mbi", "jax", "statsmodels", "matplotlib")
+
+
+def git_revision(directory: str | Path) -> dict:
+    """Commit of the workflow's repository and whether its tracked files had local changes."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(directory), *args], capture_output=True, text=True,
+                              timeout=30, check=True).stdout.strip()
+    try:
+        return {"commit": git("rev-parse", "HEAD"),
+                "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": "unknown (not a git checkout)", "dirty": None}
+
+
+def package_versions(names=PACKAGES) -> dict[str, str]:
+    return library_versions(names)
+
+
+def stage_times(benchmarks_dir: str | Path) -> pd.DataFrame:
+    """Jobs, summed and longest wall time, and peak memory per stage, from the rules' benchmark files."""
+    rows = []
+    root = Path(benchmarks_dir)
+    for path in sorted(root.rglob("*.tsv")):
+        bench = pd.read_csv(path, sep="\t")
+        rows.append({"stage": path.relative_to(root).parts[0], "seconds": float(bench["s"].iloc[0]),
+                     "max_rss_mb": pd.to_numeric(bench["max_rss"], errors="coerce").iloc[0]})
+    if not rows:
+        return pd.DataFrame(columns=["stage", "jobs", "total_seconds", "longest_seconds", "peak_rss_mb"])
+    frame = pd.DataFrame(rows)
+    return (frame.groupby("stage").agg(jobs=("seconds", "size"), total_seconds=("seconds", "sum"),
+                                       longest_seconds=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max"))
+            .reset_index())

@@ -1,0 +1,173 @@
+"""The release decision in one table: risk (RAPID, membership inference) next to utility, fit time
+and status, one row per dataset x generator, plus the risk-utility figure per dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..io import read_json
+from .figures import save, subplots
+from .tables import write_table_formats
+
+LOW_FPRS = ("1e-03", "1e-02", "1e-01")  # the MIA table's TPR columns, lowest first
+PAIR = ["dataset", "generator"]
+
+
+def generator_runs(status_paths) -> pd.DataFrame:
+    """One row per generator run from the status JSONs of rule generate."""
+    rows = []
+    for path in status_paths:
+        info = read_json(path)
+        rows.append({"dataset": info["dataset"], "generator": info["generator"], "seed": info["seed"],
+                     "backend": info.get("backend"), "status": info["status"], "error": info.get("error"),
+                     "fit_seconds": info.get("fit_seconds"), "sample_seconds": info.get("sample_seconds")})
+    return pd.DataFrame(rows)
+
+
+def utility_runs(paths) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per run, one row per run x target x efficacy metric)."""
+    rows, efficacy = [], []
+    for path in paths:
+        info = read_json(path)
+        key = {k: info[k] for k in ("dataset", "generator", "seed")}
+        rows.append({**key, **{k: info.get(k) for k in ("status", "error", "quality", "column_shapes",
+                                                        "column_pair_trends", "efficacy_ratio")}})
+        efficacy.extend({**key, **row} for row in info.get("efficacy", []))
+    return pd.DataFrame(rows), pd.DataFrame(efficacy)
+
+
+def utility_table(utility: pd.DataFrame) -> pd.DataFrame:
+    """Mean and sd over seeds of each utility score per dataset x generator (successful runs)."""
+    columns = ["quality", "column_shapes", "column_pair_trends", "efficacy_ratio"]
+    ok = utility[utility["status"] == "ok"] if len(utility) else utility
+    if ok.empty:
+        return pd.DataFrame(columns=PAIR + [f"{c}_{s}" for c in columns for s in ("mean", "sd")])
+    table = ok.groupby(PAIR)[columns].agg(["mean", "std"])
+    table.columns = [f"{c}_{'mean' if s == 'mean' else 'sd'}" for c, s in table.columns]
+    return table.reset_index()
+
+
+def _status(runs: pd.DataFrame) -> pd.DataFrame:
+    def describe(group: pd.DataFrame) -> pd.Series:
+        failed = group[group["status"] != "ok"]
+        text = "ok" if failed.empty else f"failed {len(failed)}/{len(group)}: {failed['error'].iloc[0]}"
+        return pd.Series({"status": text, "n_seeds_ok": len(group) - len(failed),
+                          "fit_seconds": group["fit_seconds"].mean()})
+    return runs.groupby(PAIR)[["status", "error", "fit_seconds"]].apply(describe).reset_index()
+
+
+def dp_epsilon(spec: dict) -> float | None:
+    """The privacy budget of a DP generator (its `epsilon` parameter), None for a non-private one."""
+    value = (spec.get("params") or {}).get("epsilon")
+    return float(value) if value is not None else None
+
+
+def dp_family(spec: dict) -> str:
+    """Generators that differ only in ε form one line in the risk-utility figure."""
+    return "/".join(str(spec[k]) for k in ("backend", "model", "plugin") if spec.get(k))
+
+
+def low_fpr_column(mia: pd.DataFrame) -> str:
+    """The lowest FPR whose TPR the attack records resolve (at least one false positive possible)."""
+    floor = mia["fpr_floor"].max() if "fpr_floor" in mia and mia["fpr_floor"].notna().any() else 1e-1
+    for fpr in LOW_FPRS:
+        if float(fpr) >= floor:
+            return fpr
+    return LOW_FPRS[-1]
+
+
+def summary_table(rapid_max: pd.DataFrame, mia: pd.DataFrame, utility: pd.DataFrame,
+                  generators: pd.DataFrame, specs: dict) -> pd.DataFrame:
+    """One row per configured dataset x generator, failed ones included (their metrics empty)."""
+    table = _status(generators)
+    table["backend"] = table["generator"].map(lambda g: specs[g]["backend"])
+    table["epsilon"] = table["generator"].map(lambda g: dp_epsilon(specs[g]))
+    if len(rapid_max):
+        wide = rapid_max.pivot_table(index=PAIR, columns="sensitive", values="rapid_max_mean")
+        table = table.merge(wide.max(axis=1).rename("rapid_max").reset_index(), on=PAIR, how="left")
+        sd = rapid_max.loc[rapid_max.groupby(PAIR)["rapid_max_mean"].idxmax().dropna(), PAIR + ["rapid_max_sd"]]
+        table = table.merge(sd, on=PAIR, how="left")
+        table = table.merge(wide.add_prefix("rapid_max[").rename(columns=lambda c: c + "]").reset_index(),
+                            on=PAIR, how="left")
+    for dataset, part in mia.groupby("dataset"):
+        fpr = low_fpr_column(part)
+        pivot = part.pivot_table(index="generator", columns="attack",
+                                 values=["auc_mean", "auc_sd", "f1_mean", f"tpr_at_{fpr}_mean", f"tpr_at_{fpr}_sd"])
+        columns = {("auc_mean", "kde_true"): "mia_auc", ("auc_sd", "kde_true"): "mia_auc_sd",
+                   ("f1_mean", "kde_realistic"): "mia_f1_kde_realistic", ("f1_mean", "method1"): "mia_f1_method1",
+                   (f"tpr_at_{fpr}_mean", "kde_true"): "mia_tpr_low_fpr",
+                   (f"tpr_at_{fpr}_sd", "kde_true"): "mia_tpr_low_fpr_sd"}
+        picked = pd.DataFrame({new: pivot[old] if old in pivot else np.nan for old, new in columns.items()},
+                              index=pivot.index).reset_index()
+        picked["dataset"], picked["mia_low_fpr"] = dataset, float(fpr)
+        table = table.merge(picked, on=PAIR, how="left", suffixes=("", "_new"))
+        for column in [c for c in table if c.endswith("_new")]:
+            table[column[:-4]] = table[column[:-4]].combine_first(table.pop(column))
+    ok = utility[utility["status"] == "ok"] if len(utility) else utility
+    if len(ok):
+        agg = ok.groupby(PAIR).agg(quality=("quality", "mean"), quality_sd=("quality", "std"),
+                                   efficacy_ratio=("efficacy_ratio", "mean"),
+                                   efficacy_ratio_sd=("efficacy_ratio", "std")).reset_index()
+        table = table.merge(agg, on=PAIR, how="left")
+    first = PAIR + ["backend", "epsilon", "status", "n_seeds_ok", "fit_seconds"]
+    table = table[first + [c for c in table if c not in first]]
+    order = {g: i for i, g in enumerate(specs)}
+    table = table.sort_values(["dataset", "generator"], key=lambda s: s.map(order) if s.name == "generator" else s)
+    return table.reset_index(drop=True)
+
+
+def plot_risk_utility(summary: pd.DataFrame, specs: dict, dataset: str, path) -> Path:
+    """Rows: utility measure (x); columns: risk measure (y). Points are generators (mean ± sd over
+    seeds); generators of one DP family are joined in order of ε."""
+    data = summary[summary["dataset"] == dataset]
+    risks = [("rapid_max", "rapid_max_sd", "RAPID_max (share at risk)"),
+             ("mia_auc", "mia_auc_sd", "MIA AUC (KDE, true distribution)"),
+             ("mia_tpr_low_fpr", "mia_tpr_low_fpr_sd", "MIA TPR at the lowest resolvable FPR")]
+    utilities = [("quality", "quality_sd", "SDMetrics quality score"),
+                 ("efficacy_ratio", "efficacy_ratio_sd", "ML efficacy (synthetic / real)")]
+    fig, axes = subplots(len(risks) * len(utilities), width=4.4, height=3.6, ncols=len(risks))
+    colours = {g: f"C{i % 10}" for i, g in enumerate(data["generator"])}
+    for index, ax in enumerate(axes):
+        (x, x_sd, x_label), (y, y_sd, y_label) = utilities[index // len(risks)], risks[index % len(risks)]
+        if x not in data or y not in data:
+            ax.text(0.5, 0.5, "not measured", ha="center", transform=ax.transAxes)
+            continue
+        for row in data.itertuples(index=False):
+            row = row._asdict()
+            if pd.isna(row[x]) or pd.isna(row[y]):
+                continue
+            ax.errorbar(row[x], row[y], xerr=np.nan_to_num(row.get(x_sd, 0)), yerr=np.nan_to_num(row.get(y_sd, 0)),
+                        fmt="o", color=colours[row["generator"]], capsize=2, label=row["generator"])
+        private = data.assign(family=data["generator"].map(lambda g: dp_family(specs[g])))
+        for family, line in private[private["epsilon"].notna()].groupby("family"):
+            line = line.dropna(subset=[x, y]).sort_values("epsilon")
+            ax.plot(line[x], line[y], "-", color="0.4", lw=1, zorder=0)
+            for _, point in line.iterrows():
+                ax.annotate(f"ε={point['epsilon']:g}", (point[x], point[y]), fontsize=6,
+                            xytext=(3, 3), textcoords="offset points")
+        if y == "mia_auc":
+            ax.axhline(0.5, color="k", ls="--", lw=0.8)
+        ax.set(xlabel=x_label, ylabel=y_label, ylim=(0, 1.02))
+        if index == 0:
+            ax.legend(fontsize=6, loc="best")
+    fig.suptitle(f"{dataset}: risk against utility (up = more risk, right = more utility)")
+    return save(fig, path)
+
+
+def write_summary(rapid_max_path, mia_path, utility_paths, status_paths, specs: dict,
+                  tables_dir, figures_dir) -> pd.DataFrame:
+    utility, efficacy = utility_runs(utility_paths)
+    summary = summary_table(pd.read_csv(rapid_max_path), pd.read_csv(mia_path), utility,
+                            generator_runs(status_paths), specs)
+    tables_dir = Path(tables_dir)
+    write_table_formats(summary, tables_dir / "summary", formats=("csv", "md", "tex"))
+    write_table_formats(utility_table(utility), tables_dir / "utility", formats=("csv", "md", "tex"))
+    by_target = (efficacy.groupby(PAIR + ["target", "metric"])[["synthetic", "real", "ratio"]].mean().reset_index()
+                 if len(efficacy) else pd.DataFrame(columns=PAIR + ["target", "metric", "synthetic", "real", "ratio"]))
+    write_table_formats(by_target, tables_dir / "utility_efficacy", formats=("csv", "md", "tex"))
+    for dataset in sorted(summary["dataset"].unique()):
+        plot_risk_utility(summary, specs, dataset, Path(figures_dir) / f"risk_utility_{dataset}.png")
+    return summary

@@ -1,0 +1,16 @@
+"""Installed versions of named packages, recorded with every result for provenance."""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+
+
+def library_versions(names) -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in names:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions

@@ -1,0 +1,77 @@
+"""Utility scores: efficacy against the real-data model, SDMetrics fidelity, the summary's FPR choice."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthrisk.errors import DataError
+from synthrisk.report.summary import dp_epsilon, dp_family, low_fpr_column
+from synthrisk.utility import efficacy, fidelity, utility
+
+
+@pytest.fixture(scope="module")
+def adult_parts(adult):
+    rows = adult.sample(4000, random_state=1)
+    return rows.iloc[:1500], rows.iloc[1500:3000], rows.iloc[3000:]
+
+
+def test_real_data_as_synthetic_scores_like_real(adult_parts, adult_schema):
+    train, other_real, holdout = adult_parts
+    result = utility(train, other_real, holdout, adult_schema)
+    auc = result.efficacy.set_index("metric").loc["auc"]
+    assert 0.85 < auc["real"] < 0.95  # income from the other Adult columns
+    assert abs(auc["ratio"] - 1) < 0.03
+    assert result.fidelity["quality"] > 0.9
+
+
+def test_destroyed_relations_lose_efficacy_but_keep_column_shapes(adult_parts, adult_schema):
+    train, other_real, holdout = adult_parts
+    rng = np.random.default_rng(0)
+    shuffled = other_real.apply(lambda c: c.sample(frac=1, random_state=rng.integers(1e9)).to_numpy())
+    result = utility(train, shuffled, holdout, adult_schema)
+    assert result.efficacy_ratio < 0.7
+    assert result.fidelity["column_shapes"] > 0.9
+    assert result.fidelity["column_pair_trends"] < utility(train, other_real, holdout, adult_schema).fidelity[
+        "column_pair_trends"] - 0.05
+
+
+def test_a_collapsed_target_gives_chance_auc(adult_parts, adult_schema):
+    train, other_real, holdout = adult_parts
+    collapsed = other_real.assign(income=other_real["income"].iloc[0])
+    table = efficacy(train, collapsed, holdout, adult_schema).set_index("metric")
+    assert table.loc["auc", "synthetic"] == pytest.approx(0.5)
+
+
+def test_continuous_target_reports_r2(sim_schema):
+    from synthrisk.data import load_dataset
+
+    data = load_dataset(sim_schema).iloc[:1500]
+    table = efficacy(data.iloc[:500], data.iloc[500:1000], data.iloc[1000:], sim_schema)
+    r2 = table[(table["target"] == "y_cont") & (table["metric"] == "r2")]
+    assert len(r2) == 1 and 0.2 < float(r2["real"].iloc[0]) <= 1
+
+
+def test_missing_column_is_named(adult_parts, adult_schema):
+    train, other_real, holdout = adult_parts
+    with pytest.raises(DataError, match="synthetic data lack.*'age'"):
+        utility(train, other_real.drop(columns="age"), holdout, adult_schema)
+
+
+def test_fidelity_scores_are_in_unit_interval(adult_parts, adult_schema):
+    train, other_real, _ = adult_parts
+    scores = fidelity(train, other_real, adult_schema)
+    assert set(scores) == {"quality", "column_shapes", "column_pair_trends"}
+    assert all(0 <= v <= 1 for v in scores.values())
+
+
+def test_low_fpr_is_the_lowest_the_records_resolve():
+    assert low_fpr_column(pd.DataFrame({"fpr_floor": [1 / 1000, 1 / 800]})) == "1e-02"
+    assert low_fpr_column(pd.DataFrame({"fpr_floor": [1 / 8000]})) == "1e-03"
+    assert low_fpr_column(pd.DataFrame({"fpr_floor": [1 / 50]})) == "1e-01"
+
+
+def test_dp_generators_are_grouped_by_kind():
+    spec = {"backend": "mst", "params": {"epsilon": 3}}
+    assert dp_epsilon(spec) == 3.0 and dp_epsilon({"backend": "cart"}) is None
+    assert dp_family(spec) == "mst"
+    assert dp_family({"backend": "synthcity", "plugin": "dpgan"}) == "synthcity/dpgan"
