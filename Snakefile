@@ -17,6 +17,20 @@ wildcard_constraints:
     seed=r"\d+",
 
 
+# Quick jobs that read or write a few small files run in the controlling Snakemake process, not as
+# cluster jobs; the per-run attack jobs are grouped with their generator (group "synthetic_run") so
+# that a cluster sees one job per synthetic dataset instead of a dozen tiny ones.
+localrules:
+    all,
+    load_dataset,
+    split,
+    rapid_summary,
+    mia_summary,
+    summary,
+    report,
+    synthcity_env,
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/generate.smk"

@@ -56,10 +56,26 @@ def _run_generate(args) -> dict:
     return status
 
 
+def _add_resources(sub):
+    p = sub.add_parser("resources", help="per-rule mem_mb/runtime for a cluster profile, from a run's benchmark files")
+    p.add_argument("benchmarks", help="the results/benchmarks folder of a finished run")
+    p.set_defaults(func=_run_resources)
+
+
+def _run_resources(args) -> str:
+    from .resources import profile_block
+
+    try:
+        return profile_block(args.benchmarks)
+    except FileNotFoundError as exc:
+        raise SynthriskError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="synthrisk", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     _add_generate(sub)
+    _add_resources(sub)
     from .commands import add_method_commands
 
     add_method_commands(sub)
@@ -75,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     except SynthriskError as exc:
         print(f"synthrisk {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    if getattr(args, "json", False):
+    if isinstance(result, str):
+        print(result, end="")
+    elif getattr(args, "json", False):
         print(json.dumps(result, sort_keys=True, default=float))
     else:
         for key, value in result.items():

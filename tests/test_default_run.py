@@ -44,3 +44,12 @@ def test_default_config_brackets_the_risk(tmp_path):
     assert calibrated["coverage"].between(0.9, 1.0).all()
     naive = coverage[(coverage["interval"] == "naive") & (coverage["epsilon"] <= 0.5)]
     assert (naive["coverage"] < 0.5).all()
+    # The report: one summary row per dataset x generator, utility ordered as the generators' design says.
+    summary = pd.read_csv(tmp_path / "results/tables/summary.csv")
+    assert len(summary) == 2 * 8 and summary["status"].eq("ok").all()
+    for dataset, rows in summary.groupby("dataset"):
+        by = rows.set_index("generator")
+        assert by["quality"].idxmax() == "identity", dataset
+        assert by.loc["independent", "efficacy_ratio"] < by.loc["cart", "efficacy_ratio"], dataset
+        assert by.loc["independent", "quality"] < by.loc["cart", "quality"], dataset
+    assert (tmp_path / "results/report/index.html").stat().st_size > 100_000

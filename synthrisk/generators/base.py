@@ -6,6 +6,7 @@ backend name; a config entry picks a backend and passes its parameters to the co
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from typing import Callable
 
@@ -42,19 +43,25 @@ def register(backend: str) -> Callable[[type[Generator]], type[Generator]]:
     return decorate
 
 
+# Built-in backends and the module that registers each. A module is imported only when its backend
+# is asked for: the main environment has no synthcity, the synthcity environment no SDV or mbi.
+BUILTIN_BACKENDS = {"cart": "cart", "identity": "baselines", "independent": "baselines", "sdv": "sdv",
+                    "mst": "mst", "synthcity": "synthcity"}
+
+
 def backends() -> list[str]:
-    _import_builtin_backends()
-    return sorted(_REGISTRY)
+    return sorted(set(BUILTIN_BACKENDS) | set(_REGISTRY))
 
 
 def make_generator(spec: dict, seed: int = 0, name: str = "generator") -> Generator:
     """Build a generator from a config entry such as {backend: sdv, model: ..., params: {...}}."""
-    _import_builtin_backends()
     spec = dict(spec)
     backend = spec.pop("backend", None)
+    if backend not in _REGISTRY and backend in BUILTIN_BACKENDS:
+        importlib.import_module(f"{__package__}.{BUILTIN_BACKENDS[backend]}")
     if backend not in _REGISTRY:
         raise ConfigError(
-            f"generators.{name}.backend: unknown generator backend {backend!r}; known: {sorted(_REGISTRY)}"
+            f"generators.{name}.backend: unknown generator backend {backend!r}; known: {backends()}"
         )
     spec.pop("timeout", None)
     params = spec.pop("params", {}) or {}
@@ -62,8 +69,3 @@ def make_generator(spec: dict, seed: int = 0, name: str = "generator") -> Genera
         return _REGISTRY[backend](seed=seed, **spec, **params)
     except TypeError as exc:
         raise ConfigError(f"generators.{name}: bad parameters for backend {backend!r}: {exc}") from None
-
-
-def _import_builtin_backends() -> None:
-    # Imported lazily so that `synthrisk --help` does not pay for torch/SDV imports.
-    from . import baselines, cart, mst, sdv  # noqa: F401

@@ -80,3 +80,20 @@ def run_generator(
         status["traceback"] = traceback.format_exc(limit=20)
     status["versions"] = library_versions(libraries)
     return synthetic, status
+
+
+def generate_files(name: str, spec: dict, train_path, schema_path, n: int, seed: int,
+                   synthetic_path, status_path) -> dict:
+    """One generate job between files: the data-flow contract's synthetic parquet and status JSON.
+    Shared by the main environment's rule and the isolated (synthcity) environment's entry point."""
+    from ..data import load_schema
+    from ..data.split import ROW_ID
+    from ..io import read_table, write_json, write_table
+
+    schema = load_schema(schema_path)
+    train = read_table(train_path).drop(columns=ROW_ID)
+    synthetic, status = run_generator(name, spec, train, schema, n=n, seed=seed)
+    print(status.get("traceback") or f"{status['status']}: {len(synthetic)} rows")
+    write_table(synthetic, synthetic_path)
+    write_json(status, status_path)
+    return status

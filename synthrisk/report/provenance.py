@@ -29,17 +29,22 @@ def package_versions(names=PACKAGES) -> dict[str, str]:
     return library_versions(names)
 
 
-def stage_times(benchmarks_dir: str | Path) -> pd.DataFrame:
-    """Jobs, summed and longest wall time, and peak memory per stage, from the rules' benchmark files."""
+def benchmark_records(benchmarks_dir: str | Path) -> pd.DataFrame:
+    """One row per job from the rules' benchmark files (results/benchmarks/<rule>[/...].tsv)."""
     rows = []
     root = Path(benchmarks_dir)
     for path in sorted(root.rglob("*.tsv")):
         bench = pd.read_csv(path, sep="\t")
-        rows.append({"stage": path.relative_to(root).parts[0], "seconds": float(bench["s"].iloc[0]),
-                     "max_rss_mb": pd.to_numeric(bench["max_rss"], errors="coerce").iloc[0]})
-    if not rows:
-        return pd.DataFrame(columns=["stage", "jobs", "total_seconds", "longest_seconds", "peak_rss_mb"])
-    frame = pd.DataFrame(rows)
-    return (frame.groupby("stage").agg(jobs=("seconds", "size"), total_seconds=("seconds", "sum"),
-                                       longest_seconds=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max"))
+        rows.append({"rule": path.relative_to(root).parts[0].removesuffix(".tsv"),
+                     "job": str(path.relative_to(root).with_suffix("")),
+                     "seconds": float(bench["s"].iloc[0]),
+                     "max_rss_mb": float(pd.to_numeric(bench["max_rss"], errors="coerce").iloc[0])})
+    return pd.DataFrame(rows, columns=["rule", "job", "seconds", "max_rss_mb"])
+
+
+def stage_times(benchmarks_dir: str | Path) -> pd.DataFrame:
+    """Jobs, summed and longest wall time, and peak memory per rule."""
+    records = benchmark_records(benchmarks_dir)
+    return (records.groupby("rule").agg(jobs=("seconds", "size"), total_seconds=("seconds", "sum"),
+                                        longest_seconds=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max"))
             .reset_index())

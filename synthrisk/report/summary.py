@@ -95,9 +95,13 @@ def summary_table(rapid_max: pd.DataFrame, mia: pd.DataFrame, utility: pd.DataFr
     for dataset, part in mia.groupby("dataset"):
         fpr = low_fpr_column(part)
         pivot = part.pivot_table(index="generator", columns="attack",
-                                 values=["auc_mean", "auc_sd", "f1_mean", f"tpr_at_{fpr}_mean", f"tpr_at_{fpr}_sd"])
+                                 values=["auc_mean", "auc_sd", "f1_mean", "f1_relative_mean", f"tpr_at_{fpr}_mean",
+                                         f"tpr_at_{fpr}_sd"])
         columns = {("auc_mean", "kde_true"): "mia_auc", ("auc_sd", "kde_true"): "mia_auc_sd",
                    ("f1_mean", "kde_realistic"): "mia_f1_kde_realistic", ("f1_mean", "method1"): "mia_f1_method1",
+                   # F1 depends on the member share; the gain over calling every record a member does not.
+                   ("f1_relative_mean", "kde_realistic"): "mia_f1_gain_kde_realistic",
+                   ("f1_relative_mean", "method1"): "mia_f1_gain_method1",
                    (f"tpr_at_{fpr}_mean", "kde_true"): "mia_tpr_low_fpr",
                    (f"tpr_at_{fpr}_sd", "kde_true"): "mia_tpr_low_fpr_sd"}
         picked = pd.DataFrame({new: pivot[old] if old in pivot else np.nan for old, new in columns.items()},

@@ -5,6 +5,8 @@ rule load_dataset:
         real="results/data/{dataset}/real.parquet",
     log:
         "results/logs/data/{dataset}.log",
+    benchmark:
+        "results/benchmarks/load_dataset/{dataset}.tsv"
     script:
         "../../scripts/load_dataset.py"
 
@@ -20,5 +22,7 @@ rule split:
         sizes=lambda wc: config["datasets"][wc.dataset],
     log:
         "results/logs/split/{dataset}/seed{seed}.log",
+    benchmark:
+        "results/benchmarks/split/{dataset}/seed{seed}.tsv"
     script:
         "../../scripts/split.py"

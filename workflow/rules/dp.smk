@@ -21,7 +21,7 @@ rule dp_grid:
     log:
         "results/logs/dp/grid.log",
     benchmark:
-        "results/benchmarks/dp/grid.tsv"
+        "results/benchmarks/dp_grid.tsv"
     script:
         "../../scripts/dp_grid.py"
 
@@ -46,6 +46,6 @@ rule dp_experiment:
     log:
         "results/logs/dp/{experiment}.log",
     benchmark:
-        "results/benchmarks/dp/{experiment}.tsv"
+        "results/benchmarks/dp_experiment/{experiment}.tsv"
     script:
         "../../scripts/dp_experiment.py"

@@ -19,6 +19,8 @@ rule mia:
     benchmark:
         "results/benchmarks/mia/{dataset}/{generator}/seed{seed}.tsv"
     threads: 2
+    group:
+        "synthetic_run"
     script:
         "../../scripts/mia.py"
 
@@ -47,5 +49,7 @@ rule mia_summary:
         figures="results/figures",
     log:
         "results/logs/mia/summary.log",
+    benchmark:
+        "results/benchmarks/mia_summary.tsv"
     script:
         "../../scripts/mia_summary.py"

@@ -18,6 +18,8 @@ rule rapid:
     benchmark:
         "results/benchmarks/rapid/{dataset}/{generator}/seed{seed}/{attacker}-{sensitive}.tsv"
     threads: 1
+    group:
+        "synthetic_run"
     script:
         "../../scripts/rapid.py"
 
@@ -43,6 +45,8 @@ rule rapid_summary:
         figure_attacker=RAPID_ATTACKERS[0],
     log:
         "results/logs/rapid/summary.log",
+    benchmark:
+        "results/benchmarks/rapid_summary.tsv"
     script:
         "../../scripts/rapid_summary.py"
 
@@ -70,6 +74,6 @@ rule rapid_simulation:
     log:
         "results/logs/rapid/simulation.log",
     benchmark:
-        "results/benchmarks/rapid/simulation.tsv"
+        "results/benchmarks/rapid_simulation.tsv"
     script:
         "../../scripts/rapid_simulation.py"

@@ -16,6 +16,8 @@ rule utility:
     benchmark:
         "results/benchmarks/utility/{dataset}/{generator}/seed{seed}.tsv"
     threads: 1
+    group:
+        "synthetic_run"
     script:
         "../../scripts/utility.py"
 
@@ -54,6 +56,8 @@ rule summary:
         figures="results/figures",
     log:
         "results/logs/report/summary.log",
+    benchmark:
+        "results/benchmarks/summary.tsv"
     script:
         "../../scripts/summary.py"
 
@@ -88,5 +92,7 @@ rule report:
         tables=list(report_tables()),
     log:
         "results/logs/report/index.log",
+    benchmark:
+        "results/benchmarks/report.tsv"
     script:
         "../../scripts/report.py"

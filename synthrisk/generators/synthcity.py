@@ -1,0 +1,100 @@
+"""synthcity plugins (ADS-GAN, DPGAN, PATE-GAN, TabDDPM, Bayesian network, PrivBayes, AIM, ...).
+
+Runs only inside the isolated `.venv-synthcity` (envs/synthcity.txt): synthcity pins torch<2.3
+and numpy<2, which the main environment cannot share. The workflow's generate_synthcity rule
+calls scripts/generate_isolated.py with that interpreter; data crosses over only as the files of
+the data-flow contract.
+
+Our schema is mapped to what synthcity's loaders understand: categorical columns become integer
+codes over the training levels (missing values a level of their own), and plugins that take an
+`encoder` get one that treats exactly those columns as discrete, whatever their number of levels
+(synthcity's default guess calls any column with more than 10 distinct values continuous). On the
+way back codes are rounded and clipped into the training domain, and integer columns rounded.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pandas as pd
+
+from ..data.encoding import MISSING_LEVEL, category_strings
+from ..data.schema import CATEGORICAL, INTEGER, DatasetSchema
+from ..errors import ConfigError, DataError
+from .base import Generator, register
+
+
+@register("synthcity")
+class SynthcityGenerator(Generator):
+    libraries = ("synthcity", "torch", "opacus")
+
+    def __init__(self, seed: int = 0, plugin: str | None = None, **params):
+        if not plugin:
+            raise ConfigError("synthcity backend: set `plugin` (e.g. adsgan, dpgan, ddpm, bayesian_network)")
+        super().__init__(seed=seed, **params)
+        self.plugin_name = plugin
+
+    def _encode(self, train: pd.DataFrame, schema: DatasetSchema) -> pd.DataFrame:
+        numeric_missing = [c for c in schema.numeric if train[c].isna().any()]
+        if numeric_missing:
+            raise DataError(f"synthcity backend: numeric column(s) {numeric_missing} have missing values, "
+                            "which synthcity's plugins cannot fit; impute them or declare them categorical")
+        frame, self._levels = {}, {}
+        for column, kind in schema.columns.items():
+            if kind == CATEGORICAL:
+                levels, codes = np.unique(category_strings(train[column]), return_inverse=True)
+                self._levels[column] = levels
+                frame[column] = codes.astype(np.int64)
+            else:
+                frame[column] = train[column].astype("float64")
+        self._ranges = {c: (frame[c].min(), frame[c].max()) for c in schema.numeric}
+        return pd.DataFrame(frame)
+
+    def _decode(self, out: pd.DataFrame) -> pd.DataFrame:
+        decoded = {}
+        for column, kind in self._schema.columns.items():
+            values = pd.to_numeric(out[column], errors="coerce").to_numpy(dtype="float64")
+            if kind == CATEGORICAL:
+                levels = self._levels[column]
+                codes = np.clip(np.rint(np.nan_to_num(values, nan=0.0)), 0, len(levels) - 1).astype(int)
+                labels = levels[codes].astype(object)
+                labels[labels == MISSING_LEVEL] = None
+                decoded[column] = labels
+            else:
+                low, high = self._ranges[column]
+                values = np.clip(values, low, high)
+                decoded[column] = np.rint(values) if kind == INTEGER else values
+        return pd.DataFrame(decoded)
+
+    def fit(self, train: pd.DataFrame, schema: DatasetSchema) -> "SynthcityGenerator":
+        from synthcity.plugins import Plugins
+        from synthcity.utils.reproducibility import enable_reproducible_results
+
+        self._schema = schema
+        frame = self._encode(train, schema)
+        enable_reproducible_results(self.seed)
+        plugins = Plugins()
+        if self.plugin_name not in plugins.list():
+            raise ConfigError(f"synthcity backend: unknown plugin {self.plugin_name!r}; "
+                              f"known: {sorted(plugins.list())}")
+        params = dict(self.params)
+        accepted = inspect.signature(type(plugins.get(self.plugin_name)).__init__).parameters
+        if "encoder" in accepted and "encoder" not in params:
+            from synthcity.plugins.core.models.tabular_encoder import TabularEncoder
+
+            categorical = list(self._levels)
+            params["encoder"] = TabularEncoder(
+                max_clusters=params.get("encoder_max_clusters", 5),
+                categorical_limit=max([len(v) for v in self._levels.values()] + [10]) + 1,
+            ).fit(frame, discrete_columns=categorical)
+        self._plugin = plugins.get(self.plugin_name, random_state=self.seed, **params)
+        self._plugin.fit(frame)
+        return self
+
+    def sample(self, n: int, seed: int) -> pd.DataFrame:
+        from synthcity.utils.reproducibility import enable_reproducible_results
+
+        enable_reproducible_results(seed)
+        out = self._plugin.generate(count=n, random_state=seed).dataframe()
+        return self._decode(out)

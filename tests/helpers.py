@@ -1,0 +1,42 @@
+"""A tiny workflow config and a Snakemake runner shared by the workflow and SLURM tests."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile")]
+
+
+def tiny_config(tmp_path, generators=None, **extra):
+    config = {
+        "seeds": [0],
+        "datasets": {"adult": {"schema": str(ROOT / "config/datasets/adult.yaml"),
+                               "n_train": 300, "n_holdout": 200, "n_aux": 200}},
+        "generators": generators or {
+            "cart": {"backend": "cart"},
+            "independent": {"backend": "independent"},
+            "broken": {"backend": "sdv", "model": "NoSuchSynthesizer"},
+        },
+    }
+    config["rapid"] = {"attackers": ["logit", "linear"], "n_trees": 10, "permutations": 9}
+    config["mia"] = {"thresholds": [0.01, 0.05, 0.1]}
+    config["dp"] = {"families": ["gaussian", "logistic"], "epsilons": [0.5, 2.0], "reps": 20, "n": 500,
+                    "n_grid": [500, 2000], "clip_multipliers": [0.5, 1.0], "noise_aware_reps": 5,
+                    "bootstrap_reps": 3, "bootstrap_draws": 20, "census": {"n": 500, "reps": 20}}
+    config.update(extra)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def snakemake(tmp_path, config, *args, check=True):
+    """Snakemake in `tmp_path`; on both local cores unless the arguments name a profile."""
+    local = [] if "--profile" in args else ["--cores", "2"]
+    done = subprocess.run(SNAKEMAKE + local + ["--directory", str(tmp_path), "--configfile", str(config), *args],
+                          capture_output=True, text=True, cwd=ROOT)
+    if check and done.returncode != 0:
+        raise AssertionError(done.stdout[-3000:] + done.stderr[-3000:])
+    return done
