@@ -3,7 +3,16 @@ import os
 # Helpers shared by the rules: target lists derived from the validated config.
 
 DATASETS = list(config["datasets"])
-GENERATORS = list(config["generators"])
+# `enabled: false` keeps a generator in a config without running it (an overlay config such as
+# config/paper_laptop.yaml switches off what a laptop cannot afford); jobs never see the flag.
+GENERATOR_SPECS = {
+    name: {key: value for key, value in spec.items() if key != "enabled"}
+    for name, spec in config["generators"].items()
+    if spec.get("enabled", True)
+}
+if not GENERATOR_SPECS:
+    raise ValueError("config: generators: every entry has `enabled: false`; enable at least one")
+GENERATORS = list(GENERATOR_SPECS)
 SEEDS = config["seeds"]
 
 

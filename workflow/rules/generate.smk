@@ -6,8 +6,8 @@ import sys
 # every other backend runs in the main one. The two generate rules split the generator names
 # between them, so each synthetic file has exactly one producer.
 ISOLATED_BACKENDS = {"synthcity"}
-ISOLATED_GENERATORS = [g for g, spec in config["generators"].items() if spec["backend"] in ISOLATED_BACKENDS]
-MAIN_GENERATORS = [g for g in config["generators"] if g not in ISOLATED_GENERATORS]
+ISOLATED_GENERATORS = [g for g, spec in GENERATOR_SPECS.items() if spec["backend"] in ISOLATED_BACKENDS]
+MAIN_GENERATORS = [g for g in GENERATOR_SPECS if g not in ISOLATED_GENERATORS]
 SYNTHCITY_VENV = os.path.join(workflow.basedir, ".venv-synthcity")
 
 
@@ -23,7 +23,7 @@ rule generate:
         synthetic="results/synthetic/{dataset}/{generator}/seed{seed}.parquet",
         status="results/synthetic/{dataset}/{generator}/seed{seed}.json",
     params:
-        spec=lambda wc: config["generators"][wc.generator],
+        spec=lambda wc: GENERATOR_SPECS[wc.generator],
         n=lambda wc: config["datasets"][wc.dataset].get(
             "n_synthetic", config["datasets"][wc.dataset]["n_train"]
         ),
@@ -69,7 +69,7 @@ rule generate_isolated:
         synthetic="results/synthetic/{dataset}/{generator}/seed{seed}.parquet",
         status="results/synthetic/{dataset}/{generator}/seed{seed}.json",
     params:
-        spec=lambda wc: json.dumps(config["generators"][wc.generator]),
+        spec=lambda wc: json.dumps(GENERATOR_SPECS[wc.generator]),
         n=lambda wc: config["datasets"][wc.dataset].get(
             "n_synthetic", config["datasets"][wc.dataset]["n_train"]
         ),

@@ -70,7 +70,7 @@ rule rapid_simulation:
     params:
         simulation=RAPID_SIMULATION,
         rapid=config.get("rapid", {}),
-        generator_spec=lambda wc: config["generators"][RAPID_SIMULATION["generator"]],
+        generator_spec=lambda wc: GENERATOR_SPECS[RAPID_SIMULATION["generator"]],
     log:
         "results/logs/rapid/simulation.log",
     benchmark:

@@ -51,7 +51,7 @@ rule summary:
             for dataset in DATASETS
         ],
     params:
-        specs=config["generators"],
+        specs=GENERATOR_SPECS,
         tables="results/tables",
         figures="results/figures",
     log:
