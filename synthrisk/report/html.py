@@ -30,7 +30,8 @@ CAPTION_WILDCARDS = {"dp_": "experiment"}
 SUMMARY_COLUMNS = {
     "dataset": "dataset", "generator": "generator", "epsilon": "ε", "status": "status",
     "rapid_max": "RAPID_max", "mia_auc": "MIA AUC", "mia_tpr_low_fpr": "TPR @ low FPR",
-    "mia_f1_gain_kde_realistic": "F1 gain KDE (realistic)", "mia_f1_gain_method1": "F1 gain Method 1",
+    "mia_best_f1_gain_kde_realistic": "best F1 gain KDE (realistic)",
+    "mia_best_f1_gain_method1": "best F1 gain Method 1",
     "quality": "quality", "efficacy_ratio": "efficacy", "fit_seconds": "fit s",
 }
 

@@ -79,7 +79,31 @@ def low_fpr_column(mia: pd.DataFrame) -> str:
     return LOW_FPRS[-1]
 
 
-def summary_table(rapid_max: pd.DataFrame, mia: pd.DataFrame, utility: pd.DataFrame,
+def _merge_dataset_columns(table: pd.DataFrame, part: pd.DataFrame) -> pd.DataFrame:
+    """Merge one dataset's columns into the table, filling the rows of that dataset only."""
+    table = table.merge(part, on=PAIR, how="left", suffixes=("", "_new"))
+    for column in [c for c in table if c.endswith("_new")]:
+        table[column[:-4]] = table[column[:-4]].combine_first(table.pop(column))
+    return table
+
+
+def best_f1(thresholds: pd.DataFrame, mia: pd.DataFrame) -> pd.DataFrame:
+    """Best F1 over the distance thresholds τ (mean over seeds at each τ) of the realistic KDE
+    attack and of Method 1, and the gain of each over calling every record a member, whose F1
+    is 2t/(1 + t) for the member share t of the attack set."""
+    best = thresholds.groupby(PAIR + ["attack"])["f1"].max().unstack("attack")
+    share = mia.dropna(subset=["member_share"]).groupby("dataset")["member_share"].mean()
+    t = best.index.get_level_values("dataset").map(share).to_numpy(dtype=float)
+    naive = 2 * t / (1 + t)
+    out = pd.DataFrame(index=best.index)
+    for attack in ("kde_realistic", "method1"):
+        values = best[attack] if attack in best else pd.Series(np.nan, index=best.index)
+        out[f"mia_best_f1_{attack}"] = values
+        out[f"mia_best_f1_gain_{attack}"] = (values - naive) / (1 - naive)
+    return out.reset_index()
+
+
+def summary_table(rapid_max: pd.DataFrame, mia: pd.DataFrame, thresholds: pd.DataFrame, utility: pd.DataFrame,
                   generators: pd.DataFrame, specs: dict) -> pd.DataFrame:
     """One row per configured dataset x generator, failed ones included (their metrics empty)."""
     table = _status(generators)
@@ -95,21 +119,16 @@ def summary_table(rapid_max: pd.DataFrame, mia: pd.DataFrame, utility: pd.DataFr
     for dataset, part in mia.groupby("dataset"):
         fpr = low_fpr_column(part)
         pivot = part.pivot_table(index="generator", columns="attack",
-                                 values=["auc_mean", "auc_sd", "f1_mean", "f1_relative_mean", f"tpr_at_{fpr}_mean",
-                                         f"tpr_at_{fpr}_sd"])
+                                 values=["auc_mean", "auc_sd", f"tpr_at_{fpr}_mean", f"tpr_at_{fpr}_sd"])
         columns = {("auc_mean", "kde_true"): "mia_auc", ("auc_sd", "kde_true"): "mia_auc_sd",
-                   ("f1_mean", "kde_realistic"): "mia_f1_kde_realistic", ("f1_mean", "method1"): "mia_f1_method1",
-                   # F1 depends on the member share; the gain over calling every record a member does not.
-                   ("f1_relative_mean", "kde_realistic"): "mia_f1_gain_kde_realistic",
-                   ("f1_relative_mean", "method1"): "mia_f1_gain_method1",
                    (f"tpr_at_{fpr}_mean", "kde_true"): "mia_tpr_low_fpr",
                    (f"tpr_at_{fpr}_sd", "kde_true"): "mia_tpr_low_fpr_sd"}
         picked = pd.DataFrame({new: pivot[old] if old in pivot else np.nan for old, new in columns.items()},
                               index=pivot.index).reset_index()
         picked["dataset"], picked["mia_low_fpr"] = dataset, float(fpr)
-        table = table.merge(picked, on=PAIR, how="left", suffixes=("", "_new"))
-        for column in [c for c in table if c.endswith("_new")]:
-            table[column[:-4]] = table[column[:-4]].combine_first(table.pop(column))
+        table = _merge_dataset_columns(table, picked)
+    if len(thresholds):
+        table = _merge_dataset_columns(table, best_f1(thresholds, mia))
     ok = utility[utility["status"] == "ok"] if len(utility) else utility
     if len(ok):
         agg = ok.groupby(PAIR).agg(quality=("quality", "mean"), quality_sd=("quality", "std"),
@@ -161,11 +180,11 @@ def plot_risk_utility(summary: pd.DataFrame, specs: dict, dataset: str, path) ->
     return save(fig, path)
 
 
-def write_summary(rapid_max_path, mia_path, utility_paths, status_paths, specs: dict,
+def write_summary(rapid_max_path, mia_path, thresholds_path, utility_paths, status_paths, specs: dict,
                   tables_dir, figures_dir) -> pd.DataFrame:
     utility, efficacy = utility_runs(utility_paths)
-    summary = summary_table(pd.read_csv(rapid_max_path), pd.read_csv(mia_path), utility,
-                            generator_runs(status_paths), specs)
+    summary = summary_table(pd.read_csv(rapid_max_path), pd.read_csv(mia_path), pd.read_csv(thresholds_path),
+                            utility, generator_runs(status_paths), specs)
     tables_dir = Path(tables_dir)
     write_table_formats(summary, tables_dir / "summary", formats=("csv", "md", "tex"))
     write_table_formats(utility_table(utility), tables_dir / "utility", formats=("csv", "md", "tex"))

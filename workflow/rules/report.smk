@@ -26,6 +26,7 @@ rule summary:
     input:
         rapid_max="results/tables/rapid_max.csv",
         mia="results/tables/mia.csv",
+        thresholds="results/tables/mia_thresholds.csv",
         utility=expand(
             "results/utility/{dataset}/{generator}/seed{seed}.json",
             dataset=DATASETS,
