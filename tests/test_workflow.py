@@ -123,7 +123,8 @@ def test_rerun_after_adding_a_generator_touches_only_its_branch(tiny_run):
     extended_path = tmp_path / "extended.yaml"
     extended_path.write_text(yaml.safe_dump(extended))
     dry = snakemake(tmp_path, extended_path, "-n")
-    blocks = re.split(r"^(?:local)?rule (\w+):\n", dry.stdout, flags=re.M)[1:]
+    # Group jobs print their member jobs indented.
+    blocks = re.split(r"^\s*(?:local)?rule (\w+):\n", dry.stdout, flags=re.M)[1:]
     jobs = [(rule, (re.findall(r"^\s+wildcards: (.*)$", body, re.M) or [""])[0])
             for rule, body in zip(blocks[::2], blocks[1::2])]
     per_run = {(rule, wildcards) for rule, wildcards in jobs if wildcards}

@@ -35,6 +35,7 @@ rule mia_summary:
         ),
     output:
         table="results/tables/mia.csv",
+        thresholds="results/tables/mia_thresholds.csv",
         figures=[
             report(
                 f"results/figures/mia_{kind}_{dataset}.png",
