@@ -11,6 +11,16 @@ MAIN_GENERATORS = [g for g in GENERATOR_SPECS if g not in ISOLATED_GENERATORS]
 SYNTHCITY_VENV = os.path.join(workflow.basedir, ".venv-synthcity")
 
 
+def generator_runtime(wildcards, attempt):
+    """Cluster run time (minutes) of a generate job: its generator's `timeout` with 20% margin for
+    loading and writing, or one hour without a timeout; doubled on a retry."""
+    import math
+
+    timeout = GENERATOR_SPECS[wildcards.generator].get("timeout")
+    minutes = math.ceil(timeout * 1.2 / 60) + 5 if timeout else 60
+    return minutes * attempt
+
+
 def names_pattern(names):
     return "|".join(re.escape(name) for name in names) if names else "(?!)"  # (?!) matches nothing
 
@@ -34,6 +44,8 @@ rule generate:
     benchmark:
         "results/benchmarks/generate/{dataset}/{generator}/seed{seed}.tsv"
     threads: 1
+    resources:
+        runtime=generator_runtime,
     group:
         "synthetic_run"
     script:
@@ -84,6 +96,8 @@ rule generate_isolated:
     benchmark:
         "results/benchmarks/generate/{dataset}/{generator}/seed{seed}.tsv"
     threads: 1
+    resources:
+        runtime=generator_runtime,
     group:
         "synthetic_run"
     shell:
