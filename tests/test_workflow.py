@@ -94,6 +94,8 @@ def test_report_renders_in_headless_chromium(tiny_run):
         rows = driver.execute_script(
             "return Array.from(document.querySelectorAll('#summary tbody tr'))"
             ".map(r => [r.cells[0].innerText, r.cells[1].innerText]);")
+        captions = driver.execute_script(
+            "return Array.from(document.querySelectorAll('figure')).map(f => [f.id, f.querySelector('figcaption').innerText]);")
         failures = driver.find_element("id", "failures").find_element("xpath", "following-sibling::*[1]").text
         provenance = driver.execute_script("return document.body.innerText;")
     finally:
@@ -101,6 +103,8 @@ def test_report_renders_in_headless_chromium(tiny_run):
     expected_figures = {p.stem for p in (tmp_path / "results/figures").glob("*.png")}
     assert {alt for alt, _ in images} == expected_figures
     assert all(loaded for _, loaded in images), [alt for alt, loaded in images if not loaded]
+    # Every figure says what it shows: its caption has more than the figure's name.
+    assert all(len(text) > len(name) + 80 for name, text in captions), captions
     assert sorted(rows) == sorted(["adult", g] for g in ("cart", "independent", "broken"))
     assert "broken" in failures and "NoSuchSynthesizer" in failures
     for needle in ("Configuration as run", "scikit-learn", "Wall time per stage", "generate", "seeds [0]"):
