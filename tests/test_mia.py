@@ -118,3 +118,18 @@ def test_cli_prints_the_design_json(tmp_path, population):
     out = json.loads(done.stdout)
     for block in (out, out["baseline"], out["realistic"]):
         assert {"auc", "f1", "precision", "tpr_at_fpr"} <= set(block)
+
+
+def test_interpolated_density_matches_the_exact_kernel_sum():
+    from synthrisk.mia.kde import DistanceDensity
+
+    rng = np.random.default_rng(3)
+    fitted = np.abs(rng.normal(0.05, 0.03, 3000))
+    queries = np.concatenate([np.abs(rng.normal(0.05, 0.03, 20000)), [1e-6, 0.4, 0.999]])
+    density = DistanceDensity().fit(fitted)
+    approximate = density.density(queries)
+    exact = (1 - density.pi0_) * density._reflected(queries)
+    assert np.isfinite(approximate).all()
+    body = exact > 1e-200
+    assert np.max(np.abs(approximate[body] - exact[body]) / exact[body]) < 1e-3
+    assert np.all(approximate[~body] < 1e-150)

@@ -17,6 +17,8 @@ import numpy as np
 from sklearn.neighbors import KernelDensity
 
 ZERO = 1e-12
+GRID_STEPS_PER_BANDWIDTH = 20
+LOG_FLOOR = -740.0
 
 
 class DistanceDensity:
@@ -37,13 +39,33 @@ class DistanceDensity:
             self.kde_ = KernelDensity(bandwidth=self.bandwidth_).fit(positive[:, None])
         return self
 
+    def _reflected(self, x: np.ndarray) -> np.ndarray:
+        return sum(np.exp(self.kde_.score_samples(v[:, None])) for v in (x, -x, 2.0 - x))
+
     def density(self, x: np.ndarray) -> np.ndarray:
-        """Density of the continuous part at x > 0 (times 1 - pi0)."""
+        """Density of the continuous part at x > 0 (times 1 - pi0).
+
+        An exact kernel sum costs (queries x fitted distances): minutes for the 40,000 x 32,000
+        of the full Adult attack. The density is one-dimensional and smooth on the bandwidth's
+        scale, so it is evaluated exactly on a grid of spacing bandwidth/20 and its logarithm
+        interpolated linearly (relative error below 1e-3, tested); with fewer queries than grid
+        points the exact sum is used.
+        """
         x = np.asarray(x, dtype=float)
         if self.kde_ is None:
             return np.zeros_like(x)
-        total = sum(np.exp(self.kde_.score_samples(v[:, None])) for v in (x, -x, 2.0 - x))
-        return (1.0 - self.pi0_) * total
+        if len(x) == 0:
+            return np.zeros(0)
+        step = self.bandwidth_ / GRID_STEPS_PER_BANDWIDTH
+        lo, hi = float(x.min()), float(x.max())
+        n_grid = int(np.ceil((hi - lo) / step)) + 2
+        if n_grid >= len(x):
+            return (1.0 - self.pi0_) * self._reflected(x)
+        grid = np.linspace(lo, hi, n_grid)
+        with np.errstate(divide="ignore"):
+            # Far tails underflow to 0; the floor keeps the interpolation finite (exp gives ~0 again).
+            log_grid = np.maximum(np.log(self._reflected(grid)), LOG_FLOOR)
+        return (1.0 - self.pi0_) * np.exp(np.interp(x, grid, log_grid))
 
 
 def member_probability(d: np.ndarray, members: DistanceDensity, non_members: DistanceDensity,
