@@ -68,8 +68,13 @@ def figure_sections(figures, captions_dir) -> list[dict]:
     return [{"title": title, "figures": figs} for title, figs in sections.items() if figs]
 
 
+def _number(value: float) -> str:
+    # Three significant digits, and floating-point dust (a gain of 6.7e-16) shown as the 0 it is.
+    return "0" if abs(value) < 1e-9 else f"{value:.3g}"
+
+
 def _frame_html(frame: pd.DataFrame, table_id: str | None = None) -> str:
-    return frame.to_html(index=False, na_rep="–", float_format=lambda v: f"{v:.3g}", border=0,
+    return frame.to_html(index=False, na_rep="–", float_format=_number, border=0,
                          table_id=table_id, classes="data", escape=True)
 
 
