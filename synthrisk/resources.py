@@ -14,17 +14,17 @@ import math
 import pandas as pd
 import yaml
 
-from .report.provenance import benchmark_records
+from .report.provenance import benchmark_records, stage_times
 
 MEMORY_HEADROOM, RUNTIME_HEADROOM = 1.5, 3.0
 MIN_MEM_MB, MIN_RUNTIME_MIN = 1024, 10
 
 
+GENERATOR_RULES = ("generate", "generate_isolated")
+
+
 def _round_up(value: float, step: int) -> int:
     return int(math.ceil(value / step) * step)
-
-
-GENERATOR_RULES = ("generate", "generate_isolated")
 
 
 def resources_per_rule(records: pd.DataFrame) -> dict[str, dict[str, int]]:
@@ -45,9 +45,7 @@ def profile_block(benchmarks_dir) -> str:
     records = benchmark_records(benchmarks_dir)
     if records.empty:
         raise FileNotFoundError(f"no benchmark files (*.tsv) under {benchmarks_dir}; run the workflow first")
-    summary = records.groupby("rule").agg(jobs=("seconds", "size"), longest_s=("seconds", "max"),
-                                          peak_rss_mb=("max_rss_mb", "max"))
-    header = "\n".join(f"#   {row.Index}: {row.jobs} jobs, longest {row.longest_s:.0f} s, peak {row.peak_rss_mb:.0f} MB"
-                        for row in summary.itertuples())
+    header = "\n".join(f"#   {row.rule}: {row.jobs} jobs, longest {row.longest_seconds:.0f} s, "
+                        f"peak {row.peak_rss_mb:.0f} MB" for row in stage_times(records).itertuples())
     return (f"# measured from {benchmarks_dir}:\n{header}\n"
             + yaml.safe_dump({"set-resources": _with_attempt(resources_per_rule(records))}, sort_keys=True))

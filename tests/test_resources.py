@@ -27,7 +27,7 @@ def test_each_rule_gets_its_worst_job_with_headroom(benchmarks):
     resources = resources_per_rule(benchmark_records(benchmarks))
     assert resources["generate"] == {"mem_mb": 3584}  # 2100 MB x 1.5; run time comes from the generator's timeout
     assert resources["dp_grid"] == {"mem_mb": 1024, "runtime": 10}   # unknown memory and short jobs: the floors
-    times = stage_times(benchmarks).set_index("rule")
+    times = stage_times(benchmark_records(benchmarks)).set_index("rule")
     assert times.loc["generate", "jobs"] == 2 and times.loc["generate", "total_seconds"] == 1400
 
 

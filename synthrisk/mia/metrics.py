@@ -7,6 +7,17 @@ import numpy as np
 from sklearn.metrics import precision_recall_fscore_support, roc_auc_score, roc_curve
 
 
+def naive_f1(member_share):
+    """F1 of calling every record a member when members make up `member_share` of the attack set."""
+    return 2 * member_share / (1 + member_share)
+
+
+def relative_f1(f1, member_share):
+    """(F1 - F1_naive) / (1 - F1_naive): 0 for the all-member guess, 1 for a perfect attack."""
+    naive = naive_f1(member_share)
+    return (f1 - naive) / (1 - naive)
+
+
 def label_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict:
     """Hard-label metrics. Relative F1 = (F1 - F1_naive) / (1 - F1_naive), with F1_naive =
     2t / (1 + t) the F1 of calling everyone a member when the member share is t
@@ -14,9 +25,8 @@ def label_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict:
     precision, recall, f1, _ = precision_recall_fscore_support(
         y_true, y_pred, average="binary", zero_division=0.0)
     t = float(np.mean(y_true))
-    f1_naive = 2 * t / (1 + t)
     return {"precision": float(precision), "recall": float(recall), "f1": float(f1),
-            "f1_naive": f1_naive, "f1_relative": (float(f1) - f1_naive) / (1 - f1_naive),
+            "f1_naive": naive_f1(t), "f1_relative": relative_f1(float(f1), t),
             "accuracy": float(np.mean(y_true == y_pred)), "n_predicted_members": int(np.sum(y_pred))}
 
 

@@ -46,11 +46,10 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     keys = ["dataset", "generator", "attack"]
     total = runs[runs["attack"] == "kde_true"].groupby(["dataset", "generator"])["seed"].count().rename("n_runs")
     ok = runs[runs["status"] == "ok"]
-    if len(ok):
-        ok = ok.assign(member_share=ok["n_members"] / (ok["n_members"] + ok["n_non_members"]))
     if ok.empty:
         table = total.reset_index().assign(attack="kde_true", n_seeds=0)
     else:
+        ok = ok.assign(member_share=ok["n_members"] / (ok["n_members"] + ok["n_non_members"]))
         agg = {f"{m}_mean": (m, "mean") for m in metrics}
         agg.update({f"{m}_sd": (m, "std") for m in ("auc", "tpr_at_1e-01", "tpr_at_1e-02", "tpr_at_1e-03")})
         agg.update({"fpr_floor": ("fpr_floor", "max"), "member_share": ("member_share", "mean"),

@@ -14,7 +14,8 @@ from types import SimpleNamespace
 import pandas as pd
 import yaml
 
-from .provenance import git_revision, package_versions, stage_times
+from ..versions import library_versions
+from .provenance import PACKAGES, benchmark_records, git_revision, stage_times
 
 # Figure file prefixes -> (section, caption file in workflow/report/).
 SECTIONS = [
@@ -104,8 +105,8 @@ def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: 
         config=yaml.safe_dump(config, sort_keys=False),
         seeds=config.get("seeds"),
         revision=git_revision(workflow_dir),
-        versions=package_versions(),
-        stages=_frame_html(stage_times(benchmarks_dir)),
+        versions=library_versions(PACKAGES),
+        stages=_frame_html(stage_times(benchmark_records(benchmarks_dir))),
         generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     )
     out = Path(out)

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..versions import library_versions
-
 PACKAGES = ("synthrisk", "snakemake", "numpy", "pandas", "scipy", "scikit-learn", "sdv", "sdmetrics",
             "torch", "dp-accounting", "mbi", "jax", "statsmodels", "matplotlib")
 
@@ -25,10 +23,6 @@ def git_revision(directory: str | Path) -> dict:
         return {"commit": "unknown (not a git checkout)", "dirty": None}
 
 
-def package_versions(names=PACKAGES) -> dict[str, str]:
-    return library_versions(names)
-
-
 def benchmark_records(benchmarks_dir: str | Path) -> pd.DataFrame:
     """One row per job from the rules' benchmark files (results/benchmarks/<rule>[/...].tsv)."""
     rows = []
@@ -42,9 +36,8 @@ def benchmark_records(benchmarks_dir: str | Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rule", "job", "seconds", "max_rss_mb"])
 
 
-def stage_times(benchmarks_dir: str | Path) -> pd.DataFrame:
-    """Jobs, summed and longest wall time, and peak memory per rule."""
-    records = benchmark_records(benchmarks_dir)
+def stage_times(records: pd.DataFrame) -> pd.DataFrame:
+    """Jobs, summed and longest wall time, and peak memory per rule, from `benchmark_records`."""
     return (records.groupby("rule").agg(jobs=("seconds", "size"), total_seconds=("seconds", "sum"),
                                         longest_seconds=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max"))
             .reset_index())

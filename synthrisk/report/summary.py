@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import read_json
+from ..mia.metrics import relative_f1
 from .figures import save, subplots
 from .tables import write_table_formats
 
@@ -94,17 +95,17 @@ def best_f1(thresholds: pd.DataFrame, mia: pd.DataFrame) -> pd.DataFrame:
     best = thresholds.groupby(PAIR + ["attack"])["f1"].max().unstack("attack")
     share = mia.dropna(subset=["member_share"]).groupby("dataset")["member_share"].mean()
     t = best.index.get_level_values("dataset").map(share).to_numpy(dtype=float)
-    naive = 2 * t / (1 + t)
     out = pd.DataFrame(index=best.index)
     for attack in ("kde_realistic", "method1"):
         values = best[attack] if attack in best else pd.Series(np.nan, index=best.index)
         out[f"mia_best_f1_{attack}"] = values
-        out[f"mia_best_f1_gain_{attack}"] = (values - naive) / (1 - naive)
+        out[f"mia_best_f1_gain_{attack}"] = relative_f1(values, t)
     return out.reset_index()
 
 
 def summary_table(rapid_max: pd.DataFrame, mia: pd.DataFrame, thresholds: pd.DataFrame, utility: pd.DataFrame,
                   generators: pd.DataFrame, specs: dict) -> pd.DataFrame:
+    """`utility` is `utility_table`'s mean and sd per dataset x generator."""
     """One row per configured dataset x generator, failed ones included (their metrics empty)."""
     table = _status(generators)
     table["backend"] = table["generator"].map(lambda g: specs[g]["backend"])
@@ -129,12 +130,10 @@ def summary_table(rapid_max: pd.DataFrame, mia: pd.DataFrame, thresholds: pd.Dat
         table = _merge_dataset_columns(table, picked)
     if len(thresholds):
         table = _merge_dataset_columns(table, best_f1(thresholds, mia))
-    ok = utility[utility["status"] == "ok"] if len(utility) else utility
-    if len(ok):
-        agg = ok.groupby(PAIR).agg(quality=("quality", "mean"), quality_sd=("quality", "std"),
-                                   efficacy_ratio=("efficacy_ratio", "mean"),
-                                   efficacy_ratio_sd=("efficacy_ratio", "std")).reset_index()
-        table = table.merge(agg, on=PAIR, how="left")
+    if len(utility):
+        picked = {f"{score}_{s}": score + ("" if s == "mean" else "_sd")
+                  for score in ("quality", "efficacy_ratio") for s in ("mean", "sd")}
+        table = table.merge(utility[PAIR + list(picked)].rename(columns=picked), on=PAIR, how="left")
     first = PAIR + ["backend", "epsilon", "status", "n_seeds_ok", "fit_seconds"]
     table = table[first + [c for c in table if c not in first]]
     order = {g: i for i, g in enumerate(specs)}
@@ -182,12 +181,13 @@ def plot_risk_utility(summary: pd.DataFrame, specs: dict, dataset: str, path) ->
 
 def write_summary(rapid_max_path, mia_path, thresholds_path, utility_paths, status_paths, specs: dict,
                   tables_dir, figures_dir) -> pd.DataFrame:
-    utility, efficacy = utility_runs(utility_paths)
+    runs, efficacy = utility_runs(utility_paths)
+    utility = utility_table(runs)
     summary = summary_table(pd.read_csv(rapid_max_path), pd.read_csv(mia_path), pd.read_csv(thresholds_path),
                             utility, generator_runs(status_paths), specs)
     tables_dir = Path(tables_dir)
     write_table_formats(summary, tables_dir / "summary", formats=("csv", "md", "tex"))
-    write_table_formats(utility_table(utility), tables_dir / "utility", formats=("csv", "md", "tex"))
+    write_table_formats(utility, tables_dir / "utility", formats=("csv", "md", "tex"))
     by_target = (efficacy.groupby(PAIR + ["target", "metric"])[["synthetic", "real", "ratio"]].mean().reset_index()
                  if len(efficacy) else pd.DataFrame(columns=PAIR + ["target", "metric", "synthetic", "real", "ratio"]))
     write_table_formats(by_target, tables_dir / "utility_efficacy", formats=("csv", "md", "tex"))

@@ -29,9 +29,11 @@ def _fit(train: pd.DataFrame, schema: DatasetSchema, target: str, features: list
     else:
         y = numeric_values(train[[target]])[:, 0]
         keep = ~np.isnan(y)
+        if keep.sum() < 2:
+            # Too few synthetic values to learn from: predict their mean (0 when there are none).
+            constant = float(y[keep].mean()) if keep.any() else 0.0
+            return DummyRegressor(strategy="constant", constant=constant).fit(X, np.full(len(X), constant))
         X, y = X[keep], y[keep]
-        if len(y) < 2:
-            return DummyRegressor().fit(np.zeros((max(len(y), 1), 1)), y if len(y) else [0.0])
     return make_attacker("gbm", schema, features, schema.is_categorical(target), seed=seed).fit(X, y)
 
 
@@ -40,7 +42,7 @@ def _score(model, test: pd.DataFrame, schema: DatasetSchema, target: str, featur
     if not schema.is_categorical(target):
         y = numeric_values(test[[target]])[:, 0]
         keep = ~np.isnan(y)
-        prediction = model.predict(X[keep] if not isinstance(model, DummyRegressor) else np.zeros((keep.sum(), 1)))
+        prediction = model.predict(X[keep])
         return {"r2": float(r2_score(y[keep], prediction))}
     y = category_strings(test[target])
     classes = np.unique(y)

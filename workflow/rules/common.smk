@@ -34,13 +34,18 @@ def simulation_schema_path():
     return os.path.join(workflow.basedir, "config/datasets/simulation.yaml")
 
 
+def per_run(pattern):
+    """`pattern` for every dataset x generator x seed of the config."""
+    return expand(pattern, dataset=DATASETS, generator=GENERATORS, seed=SEEDS)
+
+
 def all_synthetic():
-    return expand(
-        "results/synthetic/{dataset}/{generator}/seed{seed}.parquet",
-        dataset=DATASETS,
-        generator=GENERATORS,
-        seed=SEEDS,
-    )
+    return per_run("results/synthetic/{dataset}/{generator}/seed{seed}.parquet")
+
+
+def synthetic_rows(wildcards):
+    spec = config["datasets"][wildcards.dataset]
+    return spec.get("n_synthetic", spec["n_train"])
 
 
 RAPID = config.get("rapid", {})

@@ -34,9 +34,7 @@ rule generate:
         status="results/synthetic/{dataset}/{generator}/seed{seed}.json",
     params:
         spec=lambda wc: GENERATOR_SPECS[wc.generator],
-        n=lambda wc: config["datasets"][wc.dataset].get(
-            "n_synthetic", config["datasets"][wc.dataset]["n_train"]
-        ),
+        n=synthetic_rows,
     wildcard_constraints:
         generator=names_pattern(MAIN_GENERATORS),
     log:
@@ -82,9 +80,7 @@ rule generate_isolated:
         status="results/synthetic/{dataset}/{generator}/seed{seed}.json",
     params:
         spec=lambda wc: json.dumps(GENERATOR_SPECS[wc.generator]),
-        n=lambda wc: config["datasets"][wc.dataset].get(
-            "n_synthetic", config["datasets"][wc.dataset]["n_train"]
-        ),
+        n=synthetic_rows,
         python=os.path.join(SYNTHCITY_VENV, "bin/python"),
         script=os.path.join(workflow.basedir, "scripts/generate_isolated.py"),
     wildcard_constraints:

@@ -27,12 +27,7 @@ rule mia:
 
 rule mia_summary:
     input:
-        runs=expand(
-            "results/mia/{dataset}/{generator}/seed{seed}.json",
-            dataset=DATASETS,
-            generator=GENERATORS,
-            seed=SEEDS,
-        ),
+        runs=per_run("results/mia/{dataset}/{generator}/seed{seed}.json"),
     output:
         table="results/tables/mia.csv",
         thresholds="results/tables/mia_thresholds.csv",

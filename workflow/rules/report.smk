@@ -27,18 +27,8 @@ rule summary:
         rapid_max="results/tables/rapid_max.csv",
         mia="results/tables/mia.csv",
         thresholds="results/tables/mia_thresholds.csv",
-        utility=expand(
-            "results/utility/{dataset}/{generator}/seed{seed}.json",
-            dataset=DATASETS,
-            generator=GENERATORS,
-            seed=SEEDS,
-        ),
-        status=expand(
-            "results/synthetic/{dataset}/{generator}/seed{seed}.json",
-            dataset=DATASETS,
-            generator=GENERATORS,
-            seed=SEEDS,
-        ),
+        utility=per_run("results/utility/{dataset}/{generator}/seed{seed}.json"),
+        status=per_run("results/synthetic/{dataset}/{generator}/seed{seed}.json"),
     output:
         table="results/tables/summary.csv",
         utility="results/tables/utility.csv",
