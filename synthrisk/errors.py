@@ -15,3 +15,7 @@ class ConfigError(SynthriskError):
 
 class DataError(SynthriskError):
     """Data content that the method cannot work with."""
+
+
+class DomainError(SchemaError):
+    """A DP release needs public domain metadata (levels, bounds) that the schema does not declare."""

@@ -30,8 +30,9 @@ def mixed_schema():
     """A small mixed table with missing values in every kind of column."""
     return DatasetSchema.from_dict({
         "name": "mixed", "source": {"path": "unused.csv"},
-        "columns": {"num": {"type": "continuous"}, "cnt": {"type": "integer"},
-                    "cat": {"type": "categorical"}, "target": {"type": "categorical"}},
+        "columns": {"num": {"type": "continuous", "bounds": [-4, 4]}, "cnt": {"type": "integer", "bounds": [0, 8]},
+                    "cat": {"type": "categorical", "levels": ["a", "b", "c"]},
+                    "target": {"type": "categorical", "levels": ["no", "yes"]}},
         "quasi_identifiers": ["num", "cnt", "cat"], "sensitive": ["target"],
     })
 

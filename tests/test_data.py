@@ -62,10 +62,29 @@ def test_user_csv_with_schema_keeps_missing(tmp_path):
     ({"columns": {"a": {"type": "string"}, "b": {"type": "categorical"}, "y": {"type": "categorical"}}}, "columns/a/type"),
     ({"sensitive": ["a"]}, "both quasi-identifier and sensitive"),
     ({"sensitive": ["zzz"]}, "zzz"),
+    ({"columns": {"a": {"type": "integer", "levels": [1, 2]}, "b": {"type": "categorical"},
+                  "y": {"type": "categorical"}}}, "column 'a' is integer; 'levels' belong to categorical"),
+    ({"columns": {"a": {"type": "integer"}, "b": {"type": "categorical", "bounds": [0, 1]},
+                  "y": {"type": "categorical"}}}, "column 'b' is categorical; 'bounds' belong to numeric"),
+    ({"columns": {"a": {"type": "integer", "bounds": [5, 1]}, "b": {"type": "categorical"},
+                  "y": {"type": "categorical"}}}, "column 'a': 'bounds' must be finite with low < high"),
 ])
 def test_bad_schema_is_named(overrides, message):
     with pytest.raises(SchemaError, match=message):
         DatasetSchema.from_dict(schema_dict(**overrides), origin="toy.yaml")
+
+
+def test_declared_levels_are_public_domain_and_enforced_where_data_enter():
+    raw = schema_dict(columns={"a": {"type": "integer", "bounds": [0, 10]},
+                               "b": {"type": "categorical", "levels": ["x", "z"]}, "y": {"type": "categorical"}})
+    schema = DatasetSchema.from_dict(raw, origin="toy.yaml")
+    assert schema.public_levels("b") == ["x", "z"] and schema.public_bounds("a") == (0.0, 10.0)
+    assert DatasetSchema.from_dict(schema.to_dict()).levels == schema.levels  # round trip
+    schema.conform(pd.DataFrame({"a": [1, 99], "b": ["x", None], "y": ["p", "q"]}))  # bounds clip in DP code
+    with pytest.raises(SchemaError, match=r"column 'b' holds 1 value\(s\) outside its declared levels.*'w'"):
+        schema.conform(pd.DataFrame({"a": [1, 2], "b": ["x", "w"], "y": ["p", "q"]}))
+    with pytest.raises(SchemaError, match="column 'y' has no public 'levels'"):
+        schema.public_levels("y")
 
 
 def test_schema_and_data_columns_must_agree():

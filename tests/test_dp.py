@@ -219,3 +219,107 @@ def test_cli_prints_the_design_json(tmp_path):
                           "--family", "poisson", "--response", "x2", "--epsilon", "1", "--delta", "1e-5",
                           "--clip", "2"], capture_output=True, text=True)
     assert bad.returncode != 0 and "response 'x2' must be numeric" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def _scaling_grid(c1=2.0, c2=3.0, clip=20.0, delta=1e-5):
+    """An exact grid MSE = c1/n + c2 sigma^2 with the analytic Gaussian mechanism's sigma."""
+    rows = []
+    for n in (500, 2000, 10000):
+        for eps in (0.1, 0.5, 2.0, 10.0):
+            sigma = gaussian_sigma(eps, delta, 2 * clip / n)
+            rows.append({"family": "gaussian", "parameter": "mean", "n": n, "epsilon": eps, "sigma": sigma,
+                         "clip": clip, "delta": delta, "mse": c1 / n + c2 * sigma ** 2,
+                         "sampling_variance": c1 / n, "theoretical_variance": c1 / n + c2 * sigma ** 2})
+    return pd.DataFrame(rows)
+
+
+def test_scaling_fit_regresses_on_the_noise_variance():
+    grid = _scaling_grid()
+    # The premise: sigma * n * eps is not constant in eps, so 1/(n eps)^2 is not the noise variance.
+    scaled = (grid["sigma"] * grid["n"] * grid["epsilon"]).to_numpy()
+    assert scaled.max() / scaled.min() > 1.3
+    fit = ex.scaling_fit(grid).iloc[0]
+    assert fit["c1"] == pytest.approx(2.0, rel=1e-6) and fit["c2"] == pytest.approx(3.0, rel=1e-6)
+    assert fit["c1_theory"] == pytest.approx(2.0) and fit["c2_theory"] == pytest.approx(3.0)
+    assert fit["r2_log"] == pytest.approx(1.0, abs=1e-9) and fit["max_abs_log_error"] < 1e-6
+    assert fit["crossover_n_at_eps1"] == pytest.approx(3.0 * gaussian_sigma(1.0, 1e-5, 40.0) ** 2 / 2.0, rel=1e-6)
+
+
+def test_scaling_and_variance_figures_say_what_is_computed(monkeypatch, tmp_path):
+    from synthrisk.dp import stage
+
+    figures = []
+    monkeypatch.setattr(stage, "save", lambda fig, path: figures.append(fig))
+    grid = _scaling_grid().assign(empirical_variance=lambda g: g["mse"])
+    stage.plot("scaling", {"results": grid, "summary": ex.scaling_fit(grid)}, tmp_path / "s.png")
+    ax = figures[-1].axes[0]
+    assert "sigma^2" in ax.get_title()
+    for line in ax.get_lines()[1::2]:  # the fitted law passes through the exact grid's points
+        x, y = line.get_xdata(), line.get_ydata()
+        exact = grid[np.isclose(grid["n"], x[0]) & np.isclose(grid["mse"], y[0], rtol=1e-6)]
+        assert len(exact) == 1, (x[0], y[0])
+    stage.plot("variance", {"results": grid, "summary": ex.variance_summary(grid)}, tmp_path / "v.png")
+    label = figures[-1].axes[0].get_xlabel()
+    assert "Cov}(s)" in label and "\\sigma^2 J J'" in label and "I^" not in label
+
+
+def _infeasible_logistic():
+    """A logistic release whose noisy mean has no solution: the y-total exceeds the cell shares."""
+    setup = ex.simulation_setups()["logistic"]
+    fam = setup.family
+    noisy = fam.mean_map(setup.theta).copy()
+    noisy[fam.n_cells] = 1.5  # mean of y over all records > 1: outside the mean space
+    return setup, fam, noisy
+
+
+def test_bootstrap_is_skipped_for_a_release_without_solution():
+    from synthrisk.dp import bootstrap, plugin
+
+    setup, fam, noisy = _infeasible_logistic()
+    theta, valid = plugin(fam, noisy)
+    assert not valid
+    rng = np.random.default_rng(7)
+    state = rng.bit_generator.state
+    boot = bootstrap(fam, theta, 2000, setup.clip, 0.01, rng, draws=20, valid=bool(valid))
+    assert not boot.valid and boot.solved == 0 and np.isnan(boot.low).all() and np.isnan(boot.high).all()
+    assert rng.bit_generator.state == state  # skipped: nothing was simulated from the diverged fit
+    broken = fam.mean_map(setup.theta) * np.nan
+    assert not bootstrap(fam, broken, 2000, setup.clip, 0.01, rng, draws=20).valid
+    good = bootstrap(fam, setup.theta, 2000, setup.clip, 0.01, rng, draws=40)
+    beta = setup.theta[fam.reported]
+    assert good.valid and good.solved == 40 and np.all(good.low < beta) and np.all(beta < good.high)
+
+
+def test_analysis_of_a_release_without_solution_flags_its_bootstrap():
+    from synthrisk.dp import Release, analyse
+
+    setup, fam, noisy = _infeasible_logistic()
+    release = Release(noisy_mean=noisy, n=2000, epsilon=1.0, delta=1e-5, clip=setup.clip,
+                      sigma=gaussian_sigma(1.0, 1e-5, 2 * setup.clip / 2000), family="logistic")
+    with np.errstate(all="ignore"):
+        result = analyse(fam, release, np.random.default_rng(8), bootstrap_draws=20)
+    out = result.to_json()
+    assert out["valid"] is False and out["bootstrap_valid"] is False
+    assert out["bootstrap_ci_low"] is None and out["bootstrap_ci_high"] is None
+
+
+def test_coverage_counts_invalid_releases_apart_from_the_coverage():
+    # Poisson at eps = 0.2, n = 2000: about a third of the releases have no plug-in solution.
+    settings = {**DEFAULTS, "reps": 60, "noise_aware_reps": 0, "bootstrap_reps": 60, "bootstrap_draws": 20}
+    setup = ex.simulation_setups()["poisson"]
+    with np.errstate(all="ignore"):
+        rows = {r["interval"]: r for r in ex.coverage_rows(setup, "poisson", 2000, 0.2, setup.clip, settings,
+                                                            np.random.default_rng(9),
+                                                            intervals=("plugin_wald", "bootstrap"))}
+    plug, boot = rows["plugin_wald"], rows["bootstrap"]
+    assert plug["invalid_plugin"] > 0
+    # every release without a solution is skipped by the bootstrap, never turned into an interval
+    assert boot["bootstrap_skipped"] == plug["invalid_plugin"] == plug["invalid"]
+    assert boot["invalid"] == boot["bootstrap_skipped"] + boot["bootstrap_flagged"]
+    for row in (plug, boot):
+        assert row["valid_reps"] + row["invalid"] == row["reps"] == 60
+        assert row["invalid_share"] == pytest.approx(row["invalid"] / 60)
+        # coverage over the valid intervals; counting the invalid ones as misses gives the old number
+        assert row["coverage"] * row["valid_reps"] == pytest.approx(row["coverage_invalid_as_miss"] * 60)
+        assert row["mc_error"] == pytest.approx(
+            1.96 * np.sqrt(row["coverage"] * (1 - row["coverage"]) / row["valid_reps"]), abs=1e-5)

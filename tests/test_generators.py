@@ -27,7 +27,12 @@ def check_output_schema(synthetic, train, schema, n):
     assert synthetic.dtypes.equals(train.dtypes)
     assert len(synthetic) == n
     for column in schema.categorical:
-        assert set(synthetic[column].dropna()) <= set(train[column].dropna()), column
+        # A generator may use the public domain (DP ones read it only from there), never more.
+        allowed = set(train[column].dropna()) | set(schema.levels.get(column, []))
+        assert set(synthetic[column].dropna()) <= allowed, column
+    for column, (low, high) in schema.bounds.items():
+        values = synthetic[column].dropna().astype(float)
+        assert values.between(min(low, train[column].min()), max(high, train[column].max())).all(), column
 
 
 @pytest.mark.parametrize("name", list(FAST))

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..errors import SchemaError
+from ..errors import DomainError, SchemaError
 
 CATEGORICAL, CONTINUOUS, INTEGER = "categorical", "continuous", "integer"
 NUMERIC_TYPES = (CONTINUOUS, INTEGER)
@@ -31,6 +31,9 @@ class DatasetSchema:
     source: dict = field(default_factory=dict)
     drop: list[str] = field(default_factory=list)
     origin: str = "<dict>"
+    # Public domain metadata (DESIGN.md "Config"): what DP code may know without reading the data.
+    levels: dict[str, list[str]] = field(default_factory=dict)
+    bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, raw: dict, origin: str = "<dict>") -> "DatasetSchema":
@@ -55,15 +58,20 @@ class DatasetSchema:
         dropped_and_used = sorted(set(raw.get("drop", [])) & set(columns))
         if dropped_and_used:
             raise SchemaError(f"{origin}: column(s) {dropped_and_used} are in both 'drop' and 'columns'")
+        levels, bounds = _domain_metadata(raw["columns"], origin)
         return cls(
             name=raw["name"], columns=columns, quasi_identifiers=qi, sensitive=sensitive,
             source=dict(raw["source"]), drop=list(raw.get("drop", [])), origin=origin,
+            levels=levels, bounds=bounds,
         )
 
     def to_dict(self) -> dict:
         return {
             "name": self.name, "source": self.source,
-            "columns": {c: {"type": t} for c, t in self.columns.items()},
+            "columns": {c: {"type": t,
+                            **({"levels": list(self.levels[c])} if c in self.levels else {}),
+                            **({"bounds": list(self.bounds[c])} if c in self.bounds else {})}
+                        for c, t in self.columns.items()},
             "quasi_identifiers": self.quasi_identifiers, "sensitive": self.sensitive,
             "drop": self.drop,
         }
@@ -78,6 +86,27 @@ class DatasetSchema:
 
     def is_categorical(self, column: str) -> bool:
         return self.columns[column] == CATEGORICAL
+
+    def public_levels(self, column: str) -> list[str]:
+        """The declared levels of a categorical column; an error naming it when none are declared."""
+        if column not in self.levels:
+            raise DomainError(
+                f"{self.origin}: categorical column '{column}' has no public 'levels'; a DP release may not "
+                "read its levels from the private data. Declare them in the schema (from documentation), "
+                "or opt in explicitly with domain: from_data (the result is then marked not DP)"
+            )
+        return list(self.levels[column])
+
+    def public_bounds(self, column: str) -> tuple[float, float]:
+        """The declared [low, high] of a numeric column; an error naming it when none are declared."""
+        if column not in self.bounds:
+            raise DomainError(
+                f"{self.origin}: numeric column '{column}' has no public 'bounds'; a DP release may not "
+                "read its range from the private data (min and max reveal extreme records). Declare "
+                "bounds: [low, high] in the schema, or opt in explicitly with domain: from_data (the "
+                "result is then marked not DP)"
+            )
+        return self.bounds[column]
 
     def conform(self, df: pd.DataFrame, what: str = "data") -> pd.DataFrame:
         """Check that `df` has exactly the schema's columns and cast them to their types.
@@ -98,6 +127,8 @@ class DatasetSchema:
         out = pd.DataFrame(index=df.index)
         for column, kind in self.columns.items():
             out[column] = _cast(df[column], kind, f"{what}: column '{column}'")
+            if column in self.levels:
+                _check_declared_levels(out[column], self.levels[column], f"{what}: column '{column}'")
         return out.reset_index(drop=True)
 
     def check_levels(self, df: pd.DataFrame, what: str = "data") -> None:
@@ -109,6 +140,39 @@ class DatasetSchema:
                     f"{what}: categorical column '{column}' has a single level "
                     f"({df[column].iloc[0]!r}); it carries no information: remove it or list it under 'drop'"
                 )
+
+
+def _domain_metadata(columns: dict, origin: str) -> tuple[dict, dict]:
+    """`levels` (categorical only, as strings like the data) and `bounds` (numeric only, low < high)."""
+    levels, bounds = {}, {}
+    for name, spec in columns.items():
+        if "levels" in spec:
+            if spec["type"] != CATEGORICAL:
+                raise SchemaError(f"{origin}: column '{name}' is {spec['type']}; 'levels' belong to categorical "
+                                  "columns (give a numeric column 'bounds')")
+            strings = [str(v) for v in spec["levels"]]
+            if len(set(strings)) != len(strings):
+                raise SchemaError(f"{origin}: column '{name}': 'levels' repeat a value once read as text")
+            levels[name] = strings
+        if "bounds" in spec:
+            if spec["type"] == CATEGORICAL:
+                raise SchemaError(f"{origin}: column '{name}' is categorical; 'bounds' belong to numeric "
+                                  "columns (give a categorical column 'levels')")
+            low, high = (float(v) for v in spec["bounds"])
+            if not (np.isfinite(low) and np.isfinite(high) and low < high):
+                raise SchemaError(f"{origin}: column '{name}': 'bounds' must be finite with low < high, "
+                                  f"got {spec['bounds']}")
+            bounds[name] = (low, high)
+    return levels, bounds
+
+
+def _check_declared_levels(values: pd.Series, levels: list[str], where: str) -> None:
+    present = values.dropna()
+    unknown = present[~present.isin(levels)]
+    if len(unknown):
+        examples = unknown.unique()[:3].tolist()
+        raise SchemaError(f"{where} holds {len(unknown)} value(s) outside its declared levels, such as "
+                          f"{examples}; add them to 'levels' or recode the data")
 
 
 def _cast(series: pd.Series, kind: str, where: str) -> pd.Series:

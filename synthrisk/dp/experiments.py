@@ -1,11 +1,19 @@
 """The paper's experiments as vectorised Monte Carlo studies; each returns a tidy DataFrame.
 
-1. variance   empirical vs theoretical variance of the plug-in DP estimator over n x epsilon;
+1. variance   empirical variance of the plug-in DP estimator over n x epsilon vs the delta-method
+              variance J Cov(s) J'/n + sigma^2 J J';
 2. coverage   coverage of every interval vs epsilon, per family, with Monte Carlo errors;
 3. clipping   clip bound B vs MSE and coverage (bias when tight, noise when loose);
-4. scaling    MSE vs n and epsilon with a fit of c1/n + c2/(n^2 eps^2);
+4. scaling    MSE vs n and epsilon with a fit of c1/n + c2 sigma^2, sigma the release's noise scale
+              (sigma^2 is the noise variance itself: with the analytic Gaussian mechanism sigma*n*eps
+              is not constant in eps, so 1/(n eps)^2 would be the wrong regressor);
 5. census     Adult (stand-in for ACSIncome): coverage of calibrated vs naive intervals over
               repeated subsamples, the full-data MLE as the target.
+
+Coverage is computed over the replicates that yield an interval; a replicate without one (its
+estimate has no finite solution, so no Wald interval and no bootstrap to run) is counted in the
+`invalid` and `invalid_share` columns, and `coverage_invalid_as_miss` gives the coverage that
+counts it as a miss.
 """
 
 from __future__ import annotations
@@ -18,8 +26,7 @@ from scipy.optimize import nnls
 
 from .families import Design, GaussianFamily, GLMFamily
 from .frames import family_data
-from .inference import (bootstrap, calibrated_variance, naive, noise_aware, nonprivate, plugin,
-                        simulate_releases, wald)
+from .inference import bootstrap, calibrated_variance, naive, noise_aware, plugin, simulate_releases, wald
 from .mechanism import clip_rows, gaussian_sigma
 
 EXPERIMENTS = ("variance", "coverage", "clipping", "scaling", "census")
@@ -81,6 +88,7 @@ def variance_grid(settings: dict, seed: int) -> pd.DataFrame:
                 estimate = theta[valid][:, setup.family.reported][:, setup.focal]
                 rows.append({
                     "family": name, "parameter": setup.label, "n": n, "epsilon": eps, "sigma": sigma,
+                    "clip": setup.clip, "delta": settings["delta"],
                     "reps": int(valid.sum()), "invalid": int((~valid).sum()),
                     "empirical_variance": float(estimate.var(ddof=1)),
                     "theoretical_variance": theoretical_variance(setup, n, sigma),
@@ -105,19 +113,38 @@ def variance_summary(grid: pd.DataFrame) -> pd.DataFrame:
 
 
 def scaling_fit(grid: pd.DataFrame) -> pd.DataFrame:
-    """Per family, MSE ~ c1/n + c2/(n^2 eps^2) by non-negative least squares on relative errors
-    (every cell weighs alike although MSEs span orders of magnitude)."""
+    """Per family, MSE ~ c1/n + c2 sigma^2 by non-negative least squares on relative errors (every
+    cell weighs alike although MSEs span orders of magnitude).
+
+    sigma is the noise standard deviation of the release (it already carries the 1/n of the
+    sensitivity 2B/n), so c2 sigma^2 is the privacy term of Var = J Cov(s) J'/n + sigma^2 J J' and
+    c2 estimates (J J') of the focal parameter; c1 estimates J Cov(s) J'. The analytic Gaussian
+    mechanism's sigma*n*eps is not constant in eps, which is why the regressor is sigma^2 and not
+    1/(n eps)^2. Fit quality: R^2, root mean square and largest absolute error, all on the log
+    scale (log(MSE / fitted))."""
     out = []
     for family, part in grid.groupby("family", sort=False):
-        n, eps, mse = part["n"].to_numpy(float), part["epsilon"].to_numpy(float), part["mse"].to_numpy()
-        design = np.column_stack([1 / n, 1 / (n ** 2 * eps ** 2)]) / mse[:, None]
-        (c1, c2), _ = nnls(design, np.ones(len(mse)))
-        fitted = c1 / n + c2 / (n ** 2 * eps ** 2)
-        r2_log = 1 - np.sum((np.log(mse) - np.log(fitted)) ** 2) / np.sum((np.log(mse) - np.log(mse).mean()) ** 2)
-        # Where the two terms are equal: n* = c2 / (c1 eps^2); privacy dominates below it.
-        out.append({"family": family, "c1": float(c1), "c2": float(c2), "r2_log": float(r2_log),
+        n, sigma, mse = part["n"].to_numpy(float), part["sigma"].to_numpy(float), part["mse"].to_numpy(float)
+        regressors = np.column_stack([1 / n, sigma ** 2])
+        (c1, c2), _ = nnls(regressors / mse[:, None], np.ones(len(mse)))
+        fitted = regressors @ np.array([c1, c2])
+        log_error = np.log(mse) - np.log(fitted)
+        r2_log = 1 - np.sum(log_error ** 2) / np.sum((np.log(mse) - np.log(mse).mean()) ** 2)
+        privacy = (part["theoretical_variance"] - part["sampling_variance"]).to_numpy(float)
+        # The sampling and privacy terms are equal where c1/n = c2 sigma^2; sigma*n is constant at a
+        # fixed eps (sigma = unit sigma * 2B/n), so n* = c2 (sigma n)^2 / c1; privacy dominates below.
+        if {"clip", "delta"} <= set(part.columns):
+            sigma_n = gaussian_sigma(1.0, float(part["delta"].iloc[0]), 2 * float(part["clip"].iloc[0]))
+            crossover = float(c2 * sigma_n ** 2 / c1) if c1 > 0 else np.inf
+        else:  # a grid written before the clip and delta columns existed
+            crossover = np.nan
+        out.append({"family": family, "regressors": "1/n, sigma^2", "cells": len(part),
+                    "c1": float(c1), "c2": float(c2),
                     "c1_theory": float((part["sampling_variance"] * part["n"]).median()),
-                    "crossover_n_at_eps1": float(c2 / c1) if c1 > 0 else np.inf})
+                    "c2_theory": float(np.median(privacy / sigma ** 2)),
+                    "r2_log": float(r2_log), "rmse_log": float(np.sqrt(np.mean(log_error ** 2))),
+                    "max_abs_log_error": float(np.abs(log_error).max()),
+                    "crossover_n_at_eps1": crossover})
     return pd.DataFrame(out)
 
 
@@ -131,14 +158,25 @@ def _covered(low, high, truth) -> np.ndarray:
 
 def interval_rows(results: dict, focal: int, truth: float, common: dict) -> list[dict]:
     """One row per interval: coverage of `truth` by the focal parameter's interval, its Monte Carlo
-    error, median width, bias and MSE. `results` maps interval -> (estimate, low, high)."""
+    error, median width, bias and MSE, all over the replicates that yield an interval (finite
+    estimate and bounds). `results` maps interval -> (estimate, low, high), with NaN where a
+    replicate has no solution; those are counted in `invalid` and `invalid_share`, and
+    `coverage_invalid_as_miss` counts them as misses."""
     rows = []
     for interval, (estimate, low, high) in results.items():
         e, lo, hi = estimate[:, focal], low[:, focal], high[:, focal]
-        cover = float(_covered(lo, hi, truth).mean())
-        rows.append({**common, "interval": interval, "reps": len(e), "coverage": cover,
-                     "mc_error": float(_mc_error(cover, len(e))), "median_width": float(np.nanmedian(hi - lo)),
-                     "bias": float(np.nanmean(e) - truth), "mse": float(np.nanmean((e - truth) ** 2))})
+        ok = np.isfinite(e) & np.isfinite(lo) & np.isfinite(hi)
+        reps, valid_reps = len(e), int(ok.sum())
+        e, lo, hi = e[ok], lo[ok], hi[ok]
+        hits = int(_covered(lo, hi, truth).sum())
+        cover = hits / valid_reps if valid_reps else np.nan
+        rows.append({**common, "interval": interval, "reps": reps, "valid_reps": valid_reps,
+                     "invalid": reps - valid_reps, "invalid_share": (reps - valid_reps) / reps if reps else np.nan,
+                     "coverage": cover, "mc_error": float(_mc_error(cover, valid_reps)) if valid_reps else np.nan,
+                     "coverage_invalid_as_miss": hits / reps if reps else np.nan,
+                     "median_width": float(np.median(hi - lo)) if valid_reps else np.nan,
+                     "bias": float(np.mean(e) - truth) if valid_reps else np.nan,
+                     "mse": float(np.mean((e - truth) ** 2)) if valid_reps else np.nan})
     return rows
 
 
@@ -154,26 +192,39 @@ def coverage_rows(setup: Setup, name: str, n: int, eps: float, clip: float, sett
     results = {}
     if "nonprivate" in intervals:
         # Reference: the ordinary MLE on the real records (no clipping, no noise).
-        results["nonprivate"] = nonprivate(fam, fam.sample(setup.theta, n, rng, size=(reps,)))[:3]
+        mle, solved = fam.solve(fam.statistic(fam.sample(setup.theta, n, rng, size=(reps,))).mean(axis=-2))
+        results["nonprivate"] = _invalid_to_nan(wald(fam, mle, n, 0.0)[:3], solved)
     if "plugin_wald" in intervals:
-        # A release whose moment equation has no solution gives the analyst no plug-in estimate: its
-        # interval counts as not covering (and as not covering for the naive analysis built on it).
+        # A release whose moment equation has no solution gives the analyst no plug-in estimate: no
+        # interval (nor a naive analysis built on it); counted as invalid, not in the coverage.
         results["plugin_wald"] = _invalid_to_nan(wald(fam, theta, n, sigma)[:3], valid)
     aware_reps = min(reps, settings.get("noise_aware_reps", reps))
     if "noise_aware_wald" in intervals and aware_reps:
         aware = np.array([noise_aware(fam, noisy[r], n, sigma, theta[r]) for r in range(aware_reps)])
         results["noise_aware_wald"] = wald(fam, aware, n, sigma)[:3]
     boot_reps = min(reps, settings.get("bootstrap_reps", 50))
+    boot_counts = {}
     if "bootstrap" in intervals and boot_reps:
-        boot = [bootstrap(fam, theta[r], n, clip, sigma, rng, settings.get("bootstrap_draws", 100))
+        # Releases without a solution are skipped (nothing to resample from: `bootstrap_skipped`);
+        # those whose bootstrap releases mostly have no solution are flagged (`bootstrap_flagged`).
+        # Both are invalid: never an interval from a diverged fit.
+        boot = [bootstrap(fam, theta[r], n, clip, sigma, rng, settings.get("bootstrap_draws", 100),
+                          valid=bool(valid[r]))
                 for r in range(boot_reps)]
-        results["bootstrap"] = (theta[:boot_reps, fam.reported], np.array([b[0] for b in boot]),
-                                np.array([b[1] for b in boot]))
+        results["bootstrap"] = _invalid_to_nan(
+            (theta[:boot_reps, fam.reported], np.array([b.low for b in boot]), np.array([b.high for b in boot])),
+            np.array([b.valid for b in boot]))
+        skipped = int((~valid[:boot_reps]).sum())
+        boot_counts = {"bootstrap_skipped": skipped,
+                       "bootstrap_flagged": int(sum(not b.valid for b in boot)) - skipped}
     if "naive" in intervals:
         results["naive"] = _invalid_to_nan(naive(fam, theta, n, rng)[:3], valid)
     common = {"family": name, "parameter": setup.label, "n": n, "epsilon": eps, "clip": clip, "sigma": sigma}
-    return [{**row, "invalid_plugin": int((~valid).sum()), **(extra or {})}
-            for row in interval_rows(results, setup.focal, truth, common)]
+    rows = interval_rows(results, setup.focal, truth, common)
+    for row in rows:
+        if row["interval"] == "bootstrap":
+            row.update(boot_counts)
+    return [{**row, "invalid_plugin": int((~valid).sum()), **(extra or {})} for row in rows]
 
 
 @np.errstate(all="ignore")  # releases drowned in noise give diverged fits; they are flagged, not errors
@@ -242,8 +293,8 @@ def census_study(adult: pd.DataFrame, settings: dict, seed: int) -> pd.DataFrame
         sub = {key: value[index] for key, value in data.items()}
         statistics = fam.statistic(sub)
         clean = clip_rows(statistics, clip).mean(axis=-2)
-        reference, _ = fam.solve(statistics.mean(axis=-2))
-        reference_intervals = wald(fam, reference, n, 0.0)[:3]
+        reference, solved = fam.solve(statistics.mean(axis=-2))
+        reference_intervals = _invalid_to_nan(wald(fam, reference, n, 0.0)[:3], solved)
         for eps in settings["epsilons"]:
             sigma = gaussian_sigma(eps, settings["delta"], 2 * clip / n)
             noisy = clean + rng.normal(0.0, sigma, size=clean.shape)

@@ -5,7 +5,8 @@
   S_noisy ~ N(grad A(theta), Cov(s; theta)/n + sigma^2 I); first-order equivalent to the plug-in,
   and still defined when the noisy statistic falls outside the family's mean space;
 - calibrated Wald intervals with Var = J Cov(s) J'/n + sigma^2 J J' (see families.py);
-- parametric bootstrap: re-run the whole release (records, clipping, noise) from the estimate;
+- parametric bootstrap: re-run the whole release (records, clipping, noise) from the estimate; a
+  release without a solution has no estimate to start from and gets a flagged, empty interval;
 - the naive analysis: sample n synthetic records from the DP fit, fit the ordinary MLE and use the
   ordinary interval, as an analyst who treats DP synthetic data as real would.
 """
@@ -13,6 +14,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import minimize
@@ -97,19 +99,51 @@ def simulate_releases(family, theta: np.ndarray, n: int, clip: float, sigma: flo
     return clean + rng.normal(0.0, sigma, size=clean.shape), clean
 
 
+BOOTSTRAP_MIN_SOLVED = 0.5  # below this share of solvable bootstrap releases the interval is flagged
+
+
+class BootstrapInterval(NamedTuple):
+    """A parametric-bootstrap interval of the reported parameters and whether it may be used.
+
+    `valid` is False (and the bounds NaN) when the release has no estimate to resample from (its
+    MLE did not converge or is not finite: the release is skipped, nothing is simulated), or when
+    fewer than BOOTSTRAP_MIN_SOLVED of the bootstrap releases had a solution (their quantiles would
+    describe a censored distribution), or when a bound is not finite. `solved` counts the bootstrap
+    releases with a solution, out of `draws`."""
+
+    low: np.ndarray
+    high: np.ndarray
+    valid: bool
+    solved: int
+    draws: int
+
+
 def bootstrap(family, theta: np.ndarray, n: int, clip: float, sigma: float, rng: np.random.Generator,
-              draws: int = 200, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
-    """Parametric-bootstrap interval of the reported parameters.
+              draws: int = 200, level: float = LEVEL, valid: bool = True) -> BootstrapInterval:
+    """Parametric-bootstrap interval of the reported parameters, resampled from the estimate `theta`.
 
     The basic (pivotal) form 2*theta_hat - quantiles: the bootstrap replays clipping, so a bias
-    that clipping adds to the estimate is subtracted rather than doubled as with percentiles."""
+    that clipping adds to the estimate is subtracted rather than doubled as with percentiles.
+    `valid` says whether `theta` solved the release's moment equation (`plugin`'s flag): a release
+    without a solution, or with a non-finite estimate, is skipped and flagged, never resampled from
+    its diverged iterate."""
+    theta = np.asarray(theta, dtype=float)
+    center = theta[family.reported]
+    nan = np.full(center.shape, np.nan)
+    if not (bool(valid) and np.all(np.isfinite(theta))):
+        return BootstrapInterval(nan, nan.copy(), False, 0, int(draws))
     noisy, _ = simulate_releases(family, theta, n, clip, sigma, rng, draws)
-    estimates, valid = family.solve(noisy)
-    reported = estimates[valid][:, family.reported]
+    estimates, solved = family.solve(noisy)
+    solved &= np.all(np.isfinite(estimates), axis=-1)
+    count = int(solved.sum())
+    if count < max(2, BOOTSTRAP_MIN_SOLVED * draws):
+        return BootstrapInterval(nan, nan.copy(), False, count, int(draws))
+    reported = estimates[solved][:, family.reported]
     alpha = 1.0 - level
     low_q, high_q = np.quantile(reported, [alpha / 2, 1 - alpha / 2], axis=0)
-    center = theta[family.reported]
-    return 2 * center - high_q, 2 * center - low_q
+    low, high = 2 * center - high_q, 2 * center - low_q
+    ok = bool(np.all(np.isfinite(low)) and np.all(np.isfinite(high)))
+    return BootstrapInterval(low if ok else nan, high if ok else nan.copy(), ok, count, int(draws))
 
 
 @dataclass
@@ -137,6 +171,8 @@ class DPInference:
     naive_ci_low: np.ndarray
     naive_ci_high: np.ndarray
     meta: dict = field(default_factory=dict)
+    # False when the release had no estimate to resample from (see `bootstrap`): bounds NaN
+    bootstrap_valid: bool = True
 
     def to_json(self) -> dict:
         def named(values):
@@ -148,6 +184,9 @@ class DPInference:
                     "noise_aware_ci_high", "bootstrap_ci_low", "bootstrap_ci_high", "naive_theta",
                     "naive_ci_low", "naive_ci_high"):
             out[key] = named(getattr(self, key))
+        out["bootstrap_valid"] = bool(self.bootstrap_valid)
+        if not self.bootstrap_valid:  # no interval, and no NaN in the JSON
+            out["bootstrap_ci_low"] = out["bootstrap_ci_high"] = None
         out.update(self.meta)
         return out
 
@@ -159,14 +198,14 @@ def analyse(family, release: Release, rng: np.random.Generator, bootstrap_draws:
     estimate, low, high, se = wald(family, theta, release.n, release.sigma, level)
     aware = noise_aware(family, release.noisy_mean, release.n, release.sigma, theta)
     _, aware_low, aware_high, _ = wald(family, aware, release.n, release.sigma, level)
-    boot_low, boot_high = bootstrap(family, theta, release.n, release.clip, release.sigma, rng,
-                                    bootstrap_draws, level)
+    boot = bootstrap(family, theta, release.n, release.clip, release.sigma, rng, bootstrap_draws, level,
+                     valid=bool(valid))
     naive_estimate, naive_low, naive_high, _ = naive(family, theta, release.n, rng, level)
     return DPInference(
         family=family.name, parameters=family.parameter_names, n=release.n, epsilon=release.epsilon,
         delta=release.delta, clip=release.clip, sigma=release.sigma, theta=estimate, ci_low=low,
         ci_high=high, se=se, valid=bool(valid), noise_aware_theta=aware[family.reported],
-        noise_aware_ci_low=aware_low, noise_aware_ci_high=aware_high, bootstrap_ci_low=boot_low,
-        bootstrap_ci_high=boot_high, naive_theta=naive_estimate, naive_ci_low=naive_low,
-        naive_ci_high=naive_high, meta=dict(release.meta),
+        noise_aware_ci_low=aware_low, noise_aware_ci_high=aware_high, bootstrap_ci_low=boot.low,
+        bootstrap_ci_high=boot.high, naive_theta=naive_estimate, naive_ci_low=naive_low,
+        naive_ci_high=naive_high, meta=dict(release.meta), bootstrap_valid=boot.valid,
     )

@@ -58,8 +58,12 @@ def run(experiment: str, settings: dict, seed: int, adult: pd.DataFrame | None =
 
 
 def _errorbars(ax, part, x, label, color, logx=True):
-    ax.errorbar(part[x], part["coverage"], yerr=part["mc_error"], marker="o", ms=3, capsize=2,
-                label=label, color=color)
+    """Coverage over the valid intervals with Monte Carlo error bars; where some replicates had no
+    interval, a dotted line of the same colour counts them as misses."""
+    bars = ax.errorbar(part[x], part["coverage"], yerr=part["mc_error"], marker="o", ms=3, capsize=2,
+                       label=label, color=color)
+    if "coverage_invalid_as_miss" in part and (part["invalid"] > 0).any():
+        ax.plot(part[x], part["coverage_invalid_as_miss"], ":", lw=1, color=bars.lines[0].get_color())
     if logx:
         ax.set_xscale("log")
 
@@ -76,19 +80,23 @@ def plot(experiment: str, tables: dict[str, pd.DataFrame], path) -> Path:
             lims = [part[["theoretical_variance", "empirical_variance"]].min().min(),
                     part[["theoretical_variance", "empirical_variance"]].max().max()]
             ax.plot(lims, lims, "k--", lw=0.8)
-            ax.set(xlabel="theory: I^-1/n + sigma^2 I^-2", ylabel="empirical variance",
+            ax.set(xlabel=r"theory: $J\,\mathrm{Cov}(s)\,J'/n + \sigma^2 J J'$", ylabel="empirical variance",
                    title=f"{family} ({part['parameter'].iloc[0]}), r = {summary.loc[family, 'pearson']:.3f}")
     elif experiment == "scaling":
         fig, axes = subplots(len(families))
         fits = tables["summary"].set_index("family")
         for ax, family in zip(axes, families):
             part = results[results["family"] == family]
-            c1, c2 = fits.loc[family, "c1"], fits.loc[family, "c2"]
+            c1, c2, r2 = fits.loc[family, "c1"], fits.loc[family, "c2"], fits.loc[family, "r2_log"]
             for k, (eps, sub) in enumerate(part.groupby("epsilon")):
                 ax.loglog(sub["n"], sub["mse"], "o", ms=4, color=f"C{k}", label=f"eps={eps:g}")
                 grid = np.geomspace(sub["n"].min(), sub["n"].max(), 50)
-                ax.loglog(grid, c1 / grid + c2 / (grid ** 2 * eps ** 2), "-", lw=0.8, color=f"C{k}")
-            ax.set(xlabel="n", ylabel="MSE", title=f"{family}: c1/n + c2/(n eps)^2")
+                # At a fixed eps the release's sigma is (unit sigma) * 2B/n: sigma * n is constant.
+                sigma = float((sub["sigma"] * sub["n"]).median()) / grid
+                ax.loglog(grid, c1 / grid + c2 * sigma ** 2, "-", lw=0.8, color=f"C{k}")
+            ax.set(xlabel="n", ylabel="MSE")
+            ax.set_title(f"{family}: " + r"$c_1/n + c_2\sigma^2$" + f"\nc1 = {c1:.3g}, c2 = {c2:.3g}, "
+                         + r"$R^2_{\log}$" + f" = {r2:.3f}", fontsize=9)
         axes[0].legend(fontsize=7)
     elif experiment in ("coverage", "census"):
         fig, axes = subplots(len(families))
@@ -97,7 +105,7 @@ def plot(experiment: str, tables: dict[str, pd.DataFrame], path) -> Path:
             for interval, sub in part.groupby("interval", sort=False):
                 _errorbars(ax, sub, "epsilon", interval, COLORS.get(interval))
             ax.axhline(0.95, color="k", lw=0.8, ls="--")
-            ax.set(xlabel="epsilon", ylabel="coverage of 95% interval", ylim=(0, 1.02),
+            ax.set(xlabel="epsilon", ylabel="coverage of valid 95% intervals", ylim=(0, 1.02),
                    title=f"{family} ({part['parameter'].iloc[0]})")
         axes[0].legend(fontsize=7)
     elif experiment == "clipping":

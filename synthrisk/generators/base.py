@@ -34,6 +34,11 @@ class Generator(ABC):
     @abstractmethod
     def sample(self, n: int, seed: int) -> pd.DataFrame: ...
 
+    def privacy(self) -> dict | None:
+        """A DP generator's guarantee for the status JSON ({epsilon, delta, domain, guarantee});
+        None for a generator that promises none."""
+        return None
+
 
 def register(backend: str) -> Callable[[type[Generator]], type[Generator]]:
     def decorate(cls: type[Generator]) -> type[Generator]:

@@ -5,20 +5,26 @@ one-way marginals of every column and the two-way marginals on a tree of column 
 Gaussian noise. Private-PGM (`mbi`) fits the graphical model whose marginals best match them, and
 the synthetic records are sampled from it; everything after the release is post-processing.
 
-Three Gaussian mechanisms are composed, each with a third of the privacy budget:
-  1. all one-way marginals (count vectors);
-  2. for every column pair, the L1 distance between its two-way marginal and the product of the
-     noisy one-way marginals (a score vector); the tree is the maximum spanning tree of the noisy
-     scores (MST selects with the exponential mechanism; a Gaussian release of the scores keeps
-     all three steps in one mechanism family, so their composition is exact);
-  3. the two-way marginals on the tree's edges.
-Neighbours replace one record, as elsewhere in synthrisk: a count vector moves by sqrt(2) in l2
-and each score by at most 2. Gaussian mechanisms compose exactly (Gaussian DP: mu^2 adds up), so
-the three noise multipliers follow from one call to `dp_accounting.get_sigma_gaussian(eps, delta)`.
+Neighbours replace one record (n is public). Three Gaussian mechanisms are composed, each with a
+third of the privacy budget; the sensitivity charged to each is that of the round's WHOLE release
+(all of its vectors at once), stated and tested (tests/test_dp_sensitivity.py):
+  1. all p one-way count vectors, concatenated: replacing a record moves one count down and one up
+     in every column's vector, sqrt(2) each, so the round moves by sqrt(2 p) in l2;
+  2. for every one of the p (p - 1) / 2 column pairs, the L1 distance between its two-way counts and
+     n times the product of the noisy one-way shares (public after round 1): each score moves by
+     at most 2 (one count down, one up), so the vector moves by 2 sqrt(p (p - 1) / 2). The tree is
+     the maximum spanning tree of the noisy scores (MST selects with the exponential mechanism; a
+     Gaussian release keeps all three rounds in one mechanism family, so their composition is exact);
+  3. the p - 1 two-way count vectors on the tree's edges: sqrt(2 (p - 1)).
+Gaussian mechanisms compose exactly (Gaussian DP: mu^2 adds up), so every round gets the noise
+multiplier sqrt(3) z, z = `dp_accounting.get_sigma_gaussian(epsilon, delta)`, times its sensitivity.
 
-The domain (category levels, numeric ranges cut into `bins` equal-width bins) is taken from the
-training data and treated as public metadata, as MST and AIM take a given domain file. Numeric
-values are drawn uniformly within their synthetic bin (rounded for integer columns).
+The domain comes from the schema's public metadata only (categorical `levels`, numeric `bounds`
+cut into `bins` equal-width bins, values beyond a bound clipped into the edge bin); a missing
+value is always a cell of its own, whether or not the data have one, so that no part of the
+domain depends on the records. `domain: from_data` opts in to reading levels and ranges from the
+training data instead: the result is then NOT differentially private and is marked so.
+Numeric values are drawn uniformly within their synthetic bin (rounded for integer columns).
 """
 
 from __future__ import annotations
@@ -27,36 +33,57 @@ import numpy as np
 import pandas as pd
 
 from ..data.encoding import MISSING_LEVEL, category_strings, numeric_values
-from ..errors import ConfigError
 from ..dp.mechanism import check_privacy, gaussian_sigma
+from ..errors import ConfigError
 from .base import Generator, register
 
-ROUNDS = 3
+ROUNDS = ("one_way", "scores", "tree")
+DOMAINS = ("public", "from_data")
+NOT_DP = "not DP: domain read from the data"
 
 
-class _Column:
-    """One column's discrete domain: levels (categorical) or bin edges (numeric, NaN last)."""
+class MSTColumn:
+    """One column's discrete domain: levels (categorical, missing last) or bin edges (numeric,
+    NaN last). Built from public metadata (`public`) or, by explicit opt-in, from data."""
 
-    def __init__(self, name: str, values: pd.Series, categorical: bool, bins: int):
+    def __init__(self, name: str, categorical: bool, levels: list[str] | None = None,
+                 bounds: tuple[float, float] | None = None, bins: int = 16):
         self.name, self.categorical = name, categorical
         if categorical:
-            self.levels = sorted(set(category_strings(values)))
+            self.levels = [v for v in levels if v != MISSING_LEVEL] + [MISSING_LEVEL]
             self.size = len(self.levels)
         else:
-            x = numeric_values(values.to_frame())[:, 0]
-            finite = x[~np.isnan(x)]
-            low, high = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+            low, high = bounds
             self.edges = np.linspace(low, high if high > low else low + 1.0, bins + 1)
-            self.has_missing = bool(np.isnan(x).any())
-            self.size = bins + int(self.has_missing)
+            self.size = bins + 1
+
+    @classmethod
+    def public(cls, name: str, schema, bins: int) -> "MSTColumn":
+        if schema.is_categorical(name):
+            return cls(name, True, levels=schema.public_levels(name))
+        return cls(name, False, bounds=schema.public_bounds(name), bins=bins)
+
+    @classmethod
+    def from_data(cls, name: str, values: pd.Series, categorical: bool, bins: int) -> "MSTColumn":
+        if categorical:
+            return cls(name, True, levels=sorted(set(category_strings(values))))
+        x = numeric_values(values.to_frame())[:, 0]
+        finite = x[np.isfinite(x)]
+        bounds = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+        return cls(name, False, bounds=bounds, bins=bins)
 
     def encode(self, values: pd.Series) -> np.ndarray:
         if self.categorical:
             lookup = {level: k for k, level in enumerate(self.levels)}
-            return np.array([lookup[v] for v in category_strings(values)])
+            strings = category_strings(values)
+            unknown = sorted({v for v in strings if v not in lookup})
+            if unknown:
+                raise ConfigError(f"mst: column '{self.name}' holds values outside its domain: {unknown[:3]}")
+            return np.array([lookup[v] for v in strings], dtype=np.int64)
         x = numeric_values(values.to_frame())[:, 0]
-        codes = np.clip(np.searchsorted(self.edges, x, side="right") - 1, 0, len(self.edges) - 2)
-        return np.where(np.isnan(x), len(self.edges) - 1, codes)
+        n_bins = len(self.edges) - 1
+        codes = np.clip(np.searchsorted(self.edges, x, side="right") - 1, 0, n_bins - 1)
+        return np.where(np.isnan(x), n_bins, codes).astype(np.int64)
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator, dtype) -> pd.Series:
         if self.categorical:
@@ -71,64 +98,106 @@ class _Column:
         return pd.Series(x, dtype=float)
 
 
+# The three rounds' releases before noise, as functions of the encoded records (column -> codes),
+# so that the sensitivity test computes exactly what fit() releases.
+
+def marginal_counts(codes: dict, sizes: dict, clique: tuple[str, ...]) -> np.ndarray:
+    """Counts of the clique's cells, C order over the clique's columns (as mbi's datavector)."""
+    index = np.zeros(len(codes[clique[0]]), dtype=np.int64)
+    for column in clique:
+        index = index * sizes[column] + codes[column]
+    return np.bincount(index, minlength=int(np.prod([sizes[c] for c in clique]))).astype(float)
+
+
+def one_way_release(codes: dict, sizes: dict) -> list[np.ndarray]:
+    return [marginal_counts(codes, sizes, (c,)) for c in sizes]
+
+
+def score_release(codes: dict, sizes: dict, pairs: list, shares: dict) -> np.ndarray:
+    """Per pair, the L1 distance of its counts from n times the product of the (noisy, hence
+    public) one-way shares."""
+    n = len(next(iter(codes.values())))
+    return np.array([np.abs(marginal_counts(codes, sizes, (a, b)) - n * np.outer(shares[a], shares[b]).ravel()).sum()
+                     for a, b in pairs])
+
+
+def tree_release(codes: dict, sizes: dict, tree: list) -> list[np.ndarray]:
+    return [marginal_counts(codes, sizes, edge) for edge in tree]
+
+
+def round_sensitivities(n_columns: int) -> dict[str, float]:
+    """l2 sensitivity of each round's whole release under replace-one neighbours (module doc)."""
+    p = n_columns
+    return {"one_way": float(np.sqrt(2.0 * p)), "scores": 2.0 * float(np.sqrt(p * (p - 1) / 2.0)),
+            "tree": float(np.sqrt(2.0 * (p - 1)))}
+
+
 @register("mst")
 class MSTGenerator(Generator):
     """Params: epsilon (required), delta (default 1e-6), bins (numeric columns, default 16),
-    iters (Private-PGM iterations, default 1000)."""
+    iters (Private-PGM iterations, default 1000), domain ("public", the default: the schema's
+    levels and bounds; "from_data": read from the training data, NOT DP, marked so)."""
 
     libraries = ("mbi", "jax", "dp-accounting")
 
     def __init__(self, seed: int = 0, epsilon: float | None = None, delta: float = 1e-6, bins: int = 16,
-                 iters: int = 1000):
+                 iters: int = 1000, domain: str = "public"):
         super().__init__(seed)
         if epsilon is None:
             raise ConfigError("mst generator: params.epsilon is required")
         check_privacy(float(epsilon), float(delta), 1.0)
         if int(bins) < 2:
             raise ConfigError(f"mst generator: params.bins must be >= 2, got {bins}")
+        if domain not in DOMAINS:
+            raise ConfigError(f"mst generator: params.domain must be one of {list(DOMAINS)}, got {domain!r}")
         self.epsilon, self.delta, self.bins, self.iters = float(epsilon), float(delta), int(bins), int(iters)
+        self.domain = domain
 
-    def _noise_multiplier(self) -> float:
-        # Three equal Gaussian rounds: mu_total^2 = 3 mu_round^2, so each round's multiplier is
-        # sqrt(3) times the single-mechanism multiplier for (epsilon, delta).
-        return gaussian_sigma(self.epsilon, self.delta, 1.0) * np.sqrt(ROUNDS)
+    def noise_multiplier(self) -> float:
+        """Noise standard deviation per unit of sensitivity, the same in every round: three equal
+        Gaussian rounds give mu_total^2 = 3 mu_round^2, so sqrt(3) times the multiplier of a single
+        mechanism with the whole (epsilon, delta)."""
+        return gaussian_sigma(self.epsilon, self.delta, 1.0) * np.sqrt(len(ROUNDS))
+
+    def privacy(self) -> dict:
+        return {"epsilon": self.epsilon, "delta": self.delta, "neighbours": "replace one record",
+                "domain": self.domain, "guarantee": "(epsilon, delta)-DP" if self.domain == "public" else NOT_DP}
+
+    def domain_columns(self, train: pd.DataFrame, schema) -> dict[str, MSTColumn]:
+        if self.domain == "public":
+            return {c: MSTColumn.public(c, schema, self.bins) for c in train.columns}
+        return {c: MSTColumn.from_data(c, train[c], schema.is_categorical(c), self.bins) for c in train.columns}
 
     def fit(self, train: pd.DataFrame, schema):
         import jax
 
         jax.config.update("jax_enable_x64", True)  # mbi warns that float32 can stall its estimator
-        from mbi import Dataset, Domain, LinearMeasurement
+        from mbi import Domain, LinearMeasurement
         from mbi.estimation import MirrorDescent
 
         rng = np.random.default_rng(self.seed)
         self.columns_ = list(train.columns)
         self.dtypes_ = train.dtypes.to_dict()
-        self.domain_cols_ = {c: _Column(c, train[c], schema.is_categorical(c), self.bins) for c in self.columns_}
-        domain = Domain.fromdict({c: col.size for c, col in self.domain_cols_.items()})
-        data = Dataset({c: col.encode(train[c]) for c, col in self.domain_cols_.items()}, domain)
-        z = self._noise_multiplier()
-        sigma_counts = z * np.sqrt(2.0)
+        self.domain_cols_ = self.domain_columns(train, schema)
+        sizes = {c: col.size for c, col in self.domain_cols_.items()}
+        codes = {c: col.encode(train[c]) for c, col in self.domain_cols_.items()}
+        z = self.noise_multiplier()
+        self.noise_ = {name: z * s for name, s in round_sensitivities(len(self.columns_)).items()}
 
-        def counts(clique):
-            return np.asarray(data.project(clique).datavector(), dtype=float)
+        def noisy(exact, round_name):
+            return exact + rng.normal(0.0, self.noise_[round_name], size=exact.shape)
 
-        def noisy(exact):
-            return exact + rng.normal(0.0, sigma_counts, size=exact.shape)
-
-        one_way = {c: noisy(counts((c,))) for c in self.columns_}
-        measurements = [LinearMeasurement(one_way[c], (c,), stddev=sigma_counts) for c in self.columns_]
+        one_way = dict(zip(self.columns_, (noisy(v, "one_way") for v in one_way_release(codes, sizes))))
+        measurements = [LinearMeasurement(one_way[c], (c,), stddev=self.noise_["one_way"]) for c in self.columns_]
 
         pairs = [(a, b) for i, a in enumerate(self.columns_) for b in self.columns_[i + 1:]]
-        two_way = {pair: counts(pair) for pair in pairs}  # exact; only noisy versions leave fit()
         shares = {c: np.clip(v, 0, None) / max(np.clip(v, 0, None).sum(), 1.0) for c, v in one_way.items()}
-        n = len(train)
-        scores = np.array([np.abs(two_way[a, b] - n * np.outer(shares[a], shares[b]).ravel()).sum()
-                           for a, b in pairs])
-        noisy_scores = scores + rng.normal(0.0, z * 2.0 * np.sqrt(len(pairs)), size=len(scores))
+        noisy_scores = noisy(score_release(codes, sizes, pairs, shares), "scores")
         self.tree_ = _maximum_spanning_tree(self.columns_, pairs, noisy_scores)
-        measurements += [LinearMeasurement(noisy(two_way[edge]), edge, stddev=sigma_counts) for edge in self.tree_]
+        measurements += [LinearMeasurement(noisy(counts, "tree"), edge, stddev=self.noise_["tree"])
+                         for edge, counts in zip(self.tree_, tree_release(codes, sizes, self.tree_))]
 
-        self.model_ = MirrorDescent().estimate(domain, measurements, iters=self.iters)
+        self.model_ = MirrorDescent().estimate(Domain.fromdict(sizes), measurements, iters=self.iters)
         return self
 
     def sample(self, n: int, seed: int) -> pd.DataFrame:

@@ -66,6 +66,7 @@ def run_generator(
     try:
         generator = make_generator(spec, seed=seed, name=name)
         libraries = CORE_LIBRARIES + tuple(generator.libraries)
+        status["privacy"] = generator.privacy()
         with time_limit(spec.get("timeout")):
             start = time.perf_counter()
             generator.fit(train, schema)
