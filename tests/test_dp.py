@@ -8,7 +8,7 @@ from synthrisk.dp import Design, GaussianFamily, GLMFamily, clip_rows, dp_infere
 from synthrisk.dp import experiments as ex
 from synthrisk.dp.frames import family_data
 from synthrisk.dp.stage import DEFAULTS
-from synthrisk.errors import ConfigError, DataError
+from synthrisk.errors import ConfigError, DataError, DomainError
 
 
 def glm_frame(kind: str, n: int = 4000, seed: int = 0) -> pd.DataFrame:
@@ -18,6 +18,10 @@ def glm_frame(kind: str, n: int = 4000, seed: int = 0) -> pd.DataFrame:
     eta = -0.3 + 0.8 * x1 + 0.5 * (x2 == "b") - 0.4 * (x2 == "c")
     y = rng.binomial(1, 1 / (1 + np.exp(-eta))) if kind == "logistic" else rng.poisson(np.exp(eta))
     return pd.DataFrame({"x1": x1.astype(str), "x2": x2, "y": y})
+
+
+# The public domain of glm_frame's columns (what a schema's `levels` declare).
+LEVELS = {"x1": ["0", "1"], "x2": ["a", "b", "c"], "x3": ["0", "1"]}
 
 
 def numerical_jacobian(f, x, h=1e-6):
@@ -56,7 +60,7 @@ def test_clipping_bounds_every_record_and_keeps_short_ones():
 @pytest.mark.parametrize("kind", ["logistic", "poisson"])
 def test_noise_free_plugin_equals_statsmodels_glm(kind):
     frame = glm_frame(kind)
-    fam, data, _ = family_data(frame, kind, "y", ["x1", "x2"])
+    fam, data, _ = family_data(frame, kind, "y", ["x1", "x2"], LEVELS)
     theta, valid = fam.solve(fam.statistic(data).mean(axis=0))
     assert valid
     X = fam.cells[data["cell"]]
@@ -87,7 +91,7 @@ def test_fisher_information_matches_numerical_hessian():
     np.testing.assert_allclose(-hessian, gauss.fisher_information(mle), rtol=1e-3, atol=1e-6)
 
     frame = glm_frame("logistic")
-    fam, data, _ = family_data(frame, "logistic", "y", ["x1", "x2"])
+    fam, data, _ = family_data(frame, "logistic", "y", ["x1", "x2"], LEVELS)
     theta, _ = fam.solve(fam.statistic(data).mean(axis=0))
     beta = theta[fam.reported]
 
@@ -140,7 +144,7 @@ def test_naive_coverage_follows_the_closed_form():
 
 def test_dp_inference_on_a_frame_reports_every_interval():
     result, reference = dp_inference(glm_frame("logistic"), "logistic", "y", 2.0, 1e-5, 2.0,
-                                     covariates=["x1", "x2"], bootstrap_draws=50)
+                                     covariates=["x1", "x2"], levels=LEVELS, bootstrap_draws=50)
     out = result.to_json()
     for key in ("theta", "ci_low", "ci_high", "sigma", "naive_ci_low", "naive_ci_high"):
         assert key in out
@@ -150,9 +154,9 @@ def test_dp_inference_on_a_frame_reports_every_interval():
 
 
 def test_same_seed_same_release():
-    a, _ = dp_inference(glm_frame("poisson"), "poisson", "y", 1.0, 1e-5, 10.0, ["x1", "x2"], seed=3,
+    a, _ = dp_inference(glm_frame("poisson"), "poisson", "y", 1.0, 1e-5, 10.0, ["x1", "x2"], LEVELS, seed=3,
                         bootstrap_draws=20)
-    b, _ = dp_inference(glm_frame("poisson"), "poisson", "y", 1.0, 1e-5, 10.0, ["x1", "x2"], seed=3,
+    b, _ = dp_inference(glm_frame("poisson"), "poisson", "y", 1.0, 1e-5, 10.0, ["x1", "x2"], LEVELS, seed=3,
                         bootstrap_draws=20)
     assert a.to_json() == b.to_json()
 
@@ -167,29 +171,43 @@ def test_same_seed_same_release():
 def test_bad_privacy_parameters(kwargs, error, match):
     args = {"epsilon": 1.0, "delta": 1e-5, "clip": 2.0, **kwargs}
     with pytest.raises(error, match=match):
-        dp_inference(glm_frame("logistic"), "logistic", "y", covariates=["x1"], **args)
+        dp_inference(glm_frame("logistic"), "logistic", "y", covariates=["x1"], levels=LEVELS, **args)
 
 
 def test_bad_responses_and_sizes():
     frame = glm_frame("poisson")
     with pytest.raises(DataError, match="logistic family: response 'y' must be binary"):
-        dp_inference(frame, "logistic", "y", 1.0, 1e-5, 2.0, covariates=["x1"])
+        dp_inference(frame, "logistic", "y", 1.0, 1e-5, 2.0, covariates=["x1"], levels={**LEVELS, "y": ["0", "1", "2"]})
     with pytest.raises(DataError, match="poisson family: response 'y' must hold non-negative integers"):
-        dp_inference(frame.assign(y=frame["y"] - 1), "poisson", "y", 1.0, 1e-5, 2.0, covariates=["x1"])
+        dp_inference(frame.assign(y=frame["y"] - 1), "poisson", "y", 1.0, 1e-5, 2.0, covariates=["x1"], levels=LEVELS)
     with pytest.raises(DataError, match="n = 20 records is too small .* need n >= "):
-        dp_inference(frame.head(20), "poisson", "y", 0.1, 1e-5, 2.0, covariates=["x1"])
+        dp_inference(frame.head(20), "poisson", "y", 0.1, 1e-5, 2.0, covariates=["x1"], levels=LEVELS)
     with pytest.raises(DataError, match="response column 'z' is not in the data"):
         dp_inference(frame, "poisson", "z", 1.0, 1e-5, 2.0)
 
 
-def test_singular_fisher_information_names_the_covariate():
+def test_identifiability_is_decided_on_the_public_design_never_on_exact_cell_shares():
     frame = glm_frame("logistic")
-    with pytest.raises(DataError, match="covariate 'x1\\[1\\]' is constant"):
-        dp_inference(frame.assign(x1="1"), "logistic", "y", 1.0, 1e-5, 2.0, covariates=["x1", "x2"],
-                     levels={"x1": ["0", "1"]})
-    twin = frame.assign(x3=frame["x1"])
-    with pytest.raises(DataError, match="collinear"):
-        dp_inference(twin, "logistic", "y", 1.0, 1e-5, 3.0, covariates=["x1", "x2", "x3"])
+    # Constant or collinear in the records but not in the public design: no exact-data check
+    # before the release (it would leak); the analysis of the noisy release reports its validity.
+    for data in (frame.assign(x1="1"), frame.assign(x3=frame["x1"])):
+        result, _ = dp_inference(data, "logistic", "y", 1.0, 1e-5, 3.0, covariates=["x1", "x2", "x3"][:data.shape[1] - 1],
+                                 levels=LEVELS, bootstrap_draws=20)
+        assert isinstance(result.to_json()["valid"], bool)
+
+
+def test_a_release_without_public_levels_names_the_column_unless_opted_in():
+    frame = glm_frame("logistic")
+    with pytest.raises(DomainError, match="covariate 'x2' has no public levels"):
+        dp_inference(frame, "logistic", "y", 1.0, 1e-5, 2.0, covariates=["x1", "x2"], levels={"x1": ["0", "1"]})
+    strings = frame.assign(y=np.where(frame["y"] == 1, "yes", "no"))
+    with pytest.raises(DomainError, match="logistic response 'y' has no public levels"):
+        dp_inference(strings, "logistic", "y", 1.0, 1e-5, 2.0, covariates=["x1", "x2"], levels=LEVELS)
+    public, _ = dp_inference(frame, "logistic", "y", 1.0, 1e-5, 2.0, ["x1", "x2"], LEVELS, bootstrap_draws=20)
+    assert public.to_json()["guarantee"] == "(epsilon, delta)-DP"
+    opted, _ = dp_inference(frame, "logistic", "y", 1.0, 1e-5, 2.0, ["x1", "x2"], bootstrap_draws=20,
+                            domain="from_data")
+    assert opted.to_json()["guarantee"] == "not DP: domain read from the data"
 
 
 def test_design_cells_follow_levels():
@@ -211,13 +229,28 @@ def test_cli_prints_the_design_json(tmp_path):
     glm_frame("logistic").to_csv(tmp_path / "data.csv", index=False)
     done = subprocess.run([sys.executable, "-m", "synthrisk.cli", "dp", "--data", str(tmp_path / "data.csv"),
                            "--family", "logistic", "--response", "y", "--epsilon", "1", "--delta", "1e-5",
-                           "--clip", "2", "--bootstrap", "20", "--json"], capture_output=True, text=True, check=True)
+                           "--clip", "2", "--bootstrap", "20", "--domain", "from_data", "--json"],
+                          capture_output=True, text=True, check=True)
     out = json.loads(done.stdout)
     assert {"theta", "ci_low", "ci_high", "sigma", "naive_ci_low", "naive_ci_high"} <= set(out)
     assert "nonprivate_reference" not in out  # the non-private numbers only on request
+    assert out["guarantee"] == "not DP: domain read from the data"
+    schema = {"name": "toy", "source": {"path": "data.csv"}, "quasi_identifiers": ["x1"], "sensitive": ["y"],
+              "columns": {"x1": {"type": "categorical", "levels": ["0", "1"]},
+                          "x2": {"type": "categorical", "levels": ["a", "b", "c"]}, "y": {"type": "integer"}}}
+    (tmp_path / "schema.yaml").write_text(__import__("yaml").safe_dump(schema))
+    public = subprocess.run([sys.executable, "-m", "synthrisk.cli", "dp", "--data", str(tmp_path / "data.csv"),
+                             "--family", "logistic", "--response", "y", "--epsilon", "1", "--delta", "1e-5",
+                             "--clip", "2", "--bootstrap", "20", "--schema", str(tmp_path / "schema.yaml"), "--json"],
+                            capture_output=True, text=True, check=True)
+    assert json.loads(public.stdout)["guarantee"] == "(epsilon, delta)-DP"
+    bare = subprocess.run([sys.executable, "-m", "synthrisk.cli", "dp", "--data", str(tmp_path / "data.csv"),
+                           "--family", "logistic", "--response", "y", "--epsilon", "1", "--delta", "1e-5",
+                           "--clip", "2"], capture_output=True, text=True)
+    assert bare.returncode != 0 and "covariate 'x1' has no public levels" in bare.stderr
     bad = subprocess.run([sys.executable, "-m", "synthrisk.cli", "dp", "--data", str(tmp_path / "data.csv"),
                           "--family", "poisson", "--response", "x2", "--epsilon", "1", "--delta", "1e-5",
-                          "--clip", "2"], capture_output=True, text=True)
+                          "--clip", "2", "--domain", "from_data"], capture_output=True, text=True)
     assert bad.returncode != 0 and "response 'x2' must be numeric" in bad.stderr and "Traceback" not in bad.stderr
 
 

@@ -13,6 +13,10 @@ def add_command(sub) -> None:
     p.add_argument("--response", help="column modelled (default: the only column for gaussian)")
     p.add_argument("--covariates", help="comma-separated categorical covariates (regressions; default: all "
                                         "other columns)")
+    p.add_argument("--schema", help="dataset schema whose 'levels' give the public domain of the response and "
+                                    "covariates (required for categorical columns unless --domain from_data)")
+    p.add_argument("--domain", choices=["public", "from_data"], default="public",
+                   help="from_data: read levels from the data; the result is then NOT DP and marked so")
     p.add_argument("--bootstrap", type=int, default=200, help="parametric-bootstrap draws")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--reference", action="store_true",
@@ -22,6 +26,7 @@ def add_command(sub) -> None:
 
 
 def run(args) -> dict:
+    from ..data.schema import load_schema
     from ..errors import ConfigError
     from ..io import read_table
     from .frames import dp_inference
@@ -33,8 +38,10 @@ def run(args) -> dict:
             raise ConfigError("--response is required unless the data has one column and the family is gaussian")
         response = frame.columns[0]
     covariates = [c.strip() for c in args.covariates.split(",")] if args.covariates else None
+    levels = load_schema(args.schema).levels if args.schema else None
     result, reference = dp_inference(frame, args.family, response, args.epsilon, args.delta, args.clip,
-                                     covariates=covariates, seed=args.seed, bootstrap_draws=args.bootstrap)
+                                     covariates=covariates, levels=levels, seed=args.seed,
+                                     bootstrap_draws=args.bootstrap, domain=args.domain)
     out = result.to_json()
     if args.reference:
         out["nonprivate_reference"] = reference

@@ -264,6 +264,10 @@ def adult_frame(adult: pd.DataFrame) -> pd.DataFrame:
     })
 
 
+# The census frame's public domain: Adult's documented levels and the bands adult_frame cuts.
+CENSUS_LEVELS = {"income": ["<=50K", ">50K"], "sex": ["Female", "Male"], "age": ["<30", "30-49", "50+"],
+                 "education": ["HS or less", "some college", "BA or more"]}
+
 CENSUS_MODELS = {
     # Logistic regression of income on sex, age and education bands (the paper's ACSIncome task).
     "logistic": {"response": "income", "covariates": ["sex", "age", "education"], "focal": "sex[Male]"},
@@ -283,7 +287,7 @@ def census_study(adult: pd.DataFrame, settings: dict, seed: int) -> pd.DataFrame
     n, reps = census["n"], census["reps"]
     rows = []
     for name, model in CENSUS_MODELS.items():
-        fam, data, _ = family_data(frame, name, model["response"], model["covariates"])
+        fam, data, _ = family_data(frame, name, model["response"], model["covariates"], CENSUS_LEVELS)
         full, _ = fam.solve(fam.statistic(data).mean(axis=0))
         focal = fam.parameter_names.index(model["focal"])
         truth = full[fam.reported][focal]

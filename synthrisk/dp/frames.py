@@ -1,20 +1,43 @@
-"""From a DataFrame to a family and its records, with the checks a user's table needs."""
+"""From a DataFrame to a family and its records, with the checks a user's table needs.
+
+The release's domain (the covariates' levels, hence the cells; the response's levels) is public
+metadata, passed as `levels` (from a schema's `levels`); it is never read from the records unless
+the caller opts in with `domain="from_data"`, and then the result is marked not DP. Whether the
+model is identifiable is decided on the public design (every cell), never from the exact cell
+shares; a release whose noisy statistics have no solution is flagged by the analysis instead.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import ConfigError, DataError, DomainError
 from .families import Design, GaussianFamily, GLMFamily
 from .inference import DPInference, analyse, nonprivate
 from .mechanism import release_statistics
 
 FAMILIES = ("gaussian", "logistic", "poisson")
 MAX_CELLS = 4096
+DOMAINS = ("public", "from_data")
+NOT_DP = "not DP: domain read from the data"
 
 
-def _response(frame: pd.DataFrame, column: str, family: str) -> tuple[np.ndarray, dict]:
+def _public_levels(column: str, levels: dict | None, domain: str, role: str) -> list[str] | None:
+    """The column's public levels, None when the caller opted in to reading them from the data."""
+    if levels and column in levels:
+        return [str(v) for v in levels[column]]
+    if domain == "from_data":
+        return None
+    raise DomainError(
+        f"{role} {column!r} has no public levels: a DP release may not read them from the private data. "
+        "Pass a schema that declares its 'levels' (synthrisk dp --schema FILE), or opt in explicitly "
+        "with domain from_data (--domain from_data; the result is then marked not DP)"
+    )
+
+
+def _response(frame: pd.DataFrame, column: str, family: str, levels: dict | None = None,
+              domain: str = "public") -> tuple[np.ndarray, dict]:
     if column not in frame.columns:
         raise DataError(f"response column {column!r} is not in the data (columns: {list(frame.columns)})")
     values = frame[column]
@@ -22,15 +45,20 @@ def _response(frame: pd.DataFrame, column: str, family: str) -> tuple[np.ndarray
         raise DataError(f"response column {column!r} has {int(values.isna().sum())} missing values; "
                         "drop or impute them before the release")
     if family == "logistic":
-        levels = sorted(values.astype(str).unique())
         numeric = pd.to_numeric(values, errors="coerce")
         if numeric.notna().all() and set(numeric.unique()) <= {0, 1}:
             return numeric.to_numpy(float), {"positive_level": "1"}
-        if len(levels) != 2:
-            raise DataError(f"logistic family: response {column!r} must be binary, it has {len(levels)} "
-                            f"levels ({levels[:5]})")
-        # The later level in sort order is the event, e.g. '>50K' over '<=50K'.
-        return (values.astype(str) == levels[1]).to_numpy(float), {"positive_level": levels[1]}
+        declared = _public_levels(column, levels, domain, "logistic response")
+        declared = declared if declared is not None else sorted(values.astype(str).unique())
+        if len(declared) != 2:
+            raise DataError(f"logistic family: response {column!r} must be binary, it has {len(declared)} "
+                            f"levels ({declared[:5]})")
+        outside = sorted(set(values.astype(str)) - set(declared))
+        if outside:
+            raise DataError(f"logistic family: response {column!r} holds values {outside[:3]} outside its "
+                            f"levels {declared}")
+        # The later level is the event, e.g. '>50K' after '<=50K'.
+        return (values.astype(str) == declared[1]).to_numpy(float), {"positive_level": declared[1]}
     numeric = pd.to_numeric(values, errors="coerce")
     if numeric.isna().any():
         raise DataError(f"{family} family: response {column!r} must be numeric")
@@ -40,16 +68,18 @@ def _response(frame: pd.DataFrame, column: str, family: str) -> tuple[np.ndarray
     return y, {}
 
 
-def design_for(frame: pd.DataFrame, covariates: list[str], levels: dict | None = None) -> Design:
-    """Dummy coding of categorical covariates. `levels` should come from public knowledge (the
-    schema); taken from the data otherwise, which reveals which levels occur."""
+def design_for(frame: pd.DataFrame, covariates: list[str], levels: dict | None = None,
+               domain: str = "public") -> Design:
+    """Dummy coding of categorical covariates against their first public level. With
+    domain="from_data" a covariate without public levels takes the sorted levels of the data."""
     missing = [c for c in covariates if c not in frame.columns]
     if missing:
         raise DataError(f"covariate(s) {missing} are not in the data (columns: {list(frame.columns)})")
     chosen = {}
     for column in covariates:
-        if levels and column in levels:
-            chosen[column] = [str(v) for v in levels[column]]
+        declared = _public_levels(column, levels, domain, "covariate")
+        if declared is not None:
+            chosen[column] = declared
             continue
         distinct = sorted(frame[column].dropna().astype(str).unique())
         if len(distinct) > 50:
@@ -66,32 +96,36 @@ def design_for(frame: pd.DataFrame, covariates: list[str], levels: dict | None =
 
 
 def family_data(frame: pd.DataFrame, family: str, response: str, covariates: list[str] | None = None,
-                levels: dict | None = None):
-    """(family object, records dict, metadata) for `family` on `frame`."""
+                levels: dict | None = None, domain: str = "public"):
+    """(family object, records dict, metadata) for `family` on `frame`; `levels` maps columns to
+    their public levels (a schema's `levels`)."""
     if family not in FAMILIES:
         raise DataError(f"unknown family {family!r}; choose one of {list(FAMILIES)}")
-    y, meta = _response(frame, response, family)
+    if domain not in DOMAINS:
+        raise ConfigError(f"domain must be one of {list(DOMAINS)}, got {domain!r}")
+    privacy = {"domain": domain, "guarantee": "(epsilon, delta)-DP" if domain == "public" else NOT_DP}
+    y, meta = _response(frame, response, family, levels, domain)
     if family == "gaussian":
-        return GaussianFamily(), {"y": y}, {"response": response}
+        # The clipped statistic (y, y^2) needs no domain: clipping alone bounds the sensitivity.
+        return GaussianFamily(), {"y": y}, {"response": response, **privacy}
     covariates = list(covariates) if covariates is not None else [c for c in frame.columns if c != response]
     if response in covariates:
         raise DataError(f"response {response!r} is also listed as a covariate")
-    design = design_for(frame, covariates, levels)
+    design = design_for(frame, covariates, levels, domain)
     fam = GLMFamily(family, design.cells, design.names)
     data = {"cell": design.cell_index(frame), "y": y}
-    shares = np.bincount(data["cell"], minlength=fam.n_cells) / len(y)
-    fam.check_identifiable(shares)
-    return fam, data, {"response": response, "covariates": covariates, **meta}
+    fam.check_identifiable(np.ones(fam.n_cells))  # the public design; never the exact cell shares
+    return fam, data, {"response": response, "covariates": covariates, **meta, **privacy}
 
 
 def dp_inference(frame: pd.DataFrame, family: str, response: str, epsilon: float, delta: float, clip: float,
                  covariates: list[str] | None = None, levels: dict | None = None, seed: int = 0,
-                 bootstrap_draws: int = 200) -> tuple[DPInference, dict]:
+                 bootstrap_draws: int = 200, domain: str = "public") -> tuple[DPInference, dict]:
     """Release the clipped noisy mean statistic of `frame` and analyse it.
 
     Returns the analysis and the non-private reference (ordinary MLE and interval on the raw
     records; for checking only, it is not private)."""
-    fam, data, meta = family_data(frame, family, response, covariates, levels)
+    fam, data, meta = family_data(frame, family, response, covariates, levels, domain)
     rng = np.random.default_rng(seed)
     release = release_statistics(fam.statistic(data), epsilon, delta, clip, rng, fam.name, meta)
     result = analyse(fam, release, rng, bootstrap_draws)
