@@ -117,3 +117,121 @@ def test_cli_prints_the_design_json(tmp_path, adult):
     assert {"rapid", "n_records", "n_at_risk", "tau", "attacker", "sensitive", "curve"} <= set(out)
     assert out["n_records"] == 400 and out["tau"] == 0.3 and len(out["curve"]) == 21
     assert set(out["curve"][0]) == {"tau", "rapid"}
+
+
+# -- against chance (issue #13 §4) ---------------------------------------------------------------
+
+def _shuffled(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """Every column permuted on its own: the marginals of the data, no relationship at all."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({c: rng.permutation(frame[c].to_numpy()) for c in frame.columns})
+
+
+@pytest.fixture(scope="module")
+def shuffled_suite(adult, adult_schema):
+    # Under no information a single attacker's permutation p-value is uniform, so it still beats
+    # chance at the 5 % level in one shuffle out of twenty (shuffle 0 of this fixture: rf p = 0.005,
+    # excess 0.012); the suite's verdict is checked on shuffle 1, the excesses on both.
+    results = {}
+    for shuffle in (0, 1):
+        real, synthetic = adult.iloc[:2000], _shuffled(adult.iloc[2000:5000], shuffle)
+        for attacker in ("cart", "rf", "gbm", "rf_cal"):
+            results[shuffle, attacker] = rapid(real, synthetic, adult_schema, "income", attacker=attacker,
+                                               n_trees=100, n_permutations=199, attribution=False).to_json()
+    return results
+
+
+def test_no_information_gives_no_excess_over_chance(shuffled_suite):
+    from synthrisk.rapid.summary import NO_ATTACKER, summarise
+
+    for (shuffle, attacker), out in shuffled_suite.items():
+        assert abs(out["rapid_excess"]) < 0.02, (shuffle, attacker, out["rapid_excess"])
+        assert out["p_value"] > 0.001, (shuffle, attacker)
+    runs = pd.DataFrame([{**out, "dataset": "adult", "generator": "shuffled", "seed": 0, "status": "ok"}
+                         for (shuffle, _), out in shuffled_suite.items() if shuffle == 1])
+    _, table = summarise(runs)
+    assert table.iloc[0]["verdict"] == NO_ATTACKER and table.iloc[0]["excess_mean"] == 0.0
+    assert "does not beat chance" in shuffled_suite[1, "cart"]["verdict"]
+
+
+def test_pruned_cart_and_calibration_remove_confidence_that_is_not_knowledge(adult, adult_schema):
+    real, synthetic = adult.iloc[:2000], _shuffled(adult.iloc[2000:5000])
+    # Unpruned, the tree's near-0/1 leaves put many records above tau on shuffled data (RAPID
+    # about 0.39 in the old setup); pruned at cp = 0.01 it keeps the root: the base rate, gain 0.
+    assert rapid(real, synthetic, adult_schema, "income", attacker="cart", n_permutations=0,
+                 attribution=False).rapid < 0.02
+    informed = adult.iloc[2000:5000]
+    raw = rapid(real, informed, adult_schema, "income", attacker="gbm", n_permutations=99, attribution=False)
+    calibrated = rapid(real, informed, adult_schema, "income", attacker="gbm_cal", n_permutations=99,
+                       attribution=False)
+    assert raw.beats_chance and calibrated.beats_chance
+    assert calibrated.rapid_null < raw.rapid_null  # a calibrated model's floor is lower
+
+
+def test_forest_draws_mtry_from_the_original_quasi_identifiers(adult_schema):
+    from synthrisk.rapid.attackers import make_attacker, model_frame
+
+    qis = adult_schema.quasi_identifiers
+    frame = model_frame(load_dataset(adult_schema).iloc[:500], adult_schema, qis)
+    model = make_attacker("rf", adult_schema, qis, True, n_trees=5)
+    model.fit(frame, np.arange(500) % 2)
+    forest = model.named_steps["model"]
+    assert forest.n_features_in_ == len(qis) == 12
+    assert forest.estimators_[0].max_features_ == 3  # ranger: floor(sqrt(12))
+
+
+def test_rpart_pruning_matches_cost_complexity_pruning_on_squared_error():
+    """For a numeric target rpart's risk is the residual sum of squares, which is what
+    scikit-learn's own ccp_alpha prunes on: alpha = cp * root variance gives the same tree."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    from synthrisk.rapid.rpart import RpartRegressor
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2000, 4))
+    y = x[:, 0] + 0.5 * np.sign(x[:, 1]) + rng.normal(size=2000)
+    for cp in (0.001, 0.01, 0.05):
+        ours = RpartRegressor(cp=cp, random_state=0).fit(x, y)
+        peer = DecisionTreeRegressor(min_samples_split=20, min_samples_leaf=7, max_depth=30, random_state=0,
+                                     ccp_alpha=cp * y.var()).fit(x, y)
+        assert ours.n_leaves_ == peer.get_n_leaves()
+        np.testing.assert_allclose(ours.predict(x), peer.predict(x))
+
+
+def test_rpart_classifier_keeps_only_splits_worth_cp_of_the_root_misclassification():
+    from synthrisk.rapid.rpart import RpartClassifier, pruned_leaves
+
+    # A split that changes no prediction gains no misclassification risk: pruned at any cp > 0.
+    left, right = np.array([1, -1, -1]), np.array([2, -1, -1])
+    assert pruned_leaves(left, right, np.array([30.0, 10.0, 20.0]), 0.3).tolist() == [True, False, False]
+    assert pruned_leaves(left, right, np.array([30.0, 10.0, 5.0]), 0.3).tolist() == [False, True, True]
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(3000, 3))
+    y = (x[:, 0] > 0).astype(int) ^ (rng.random(3000) < 0.1)
+    tree = RpartClassifier(cp=0.01, random_state=0).fit(x, y)
+    assert tree.n_leaves_ <= 4  # one real split (rpart finds the same)
+    assert ((tree.predict_proba(x)[:, 1] > 0.5) == (x[:, 0] > 0)).mean() > 0.97
+
+
+def _runs(rows):
+    base = {"dataset": "d", "generator": "g", "sensitive": "s", "status": "ok", "error": None,
+            "ci_low": 0.0, "ci_high": 1.0, "n_records": 100, "kind": "categorical"}
+    return pd.DataFrame([{**base, **dict(zip(["seed", "attacker", "rapid", "rapid_null", "p_value"], r))}
+                         for r in rows])
+
+
+def test_rapid_max_counts_only_attackers_beating_chance_and_names_the_winner_per_seed():
+    from synthrisk.rapid.summary import NO_ATTACKER, summarise
+
+    # Seed 0: rf is the largest significant one; gbm is larger but at chance. Seed 1: linear wins.
+    runs = _runs([(0, "gbm", 0.9, 0.88, 0.4), (0, "rf", 0.6, 0.3, 0.001), (0, "logit", 0.5, 0.3, 0.001),
+                  (1, "gbm", 0.9, 0.88, 0.3), (1, "rf", 0.5, 0.3, 0.001), (1, "logit", 0.7, 0.3, 0.001)])
+    _, table = summarise(runs)
+    row = table.iloc[0]
+    assert row["rapid_max_mean"] == pytest.approx(0.65) and row["null_mean"] == pytest.approx(0.3)
+    assert row["excess_mean"] == pytest.approx(0.35)
+    assert row["most_successful_attacker"] in ("logit (1/2), rf (1/2)", "rf (1/2), logit (1/2)")
+    # Holm over three attackers: p = 0.02 alone would pass, but not against 0.05 / 3.
+    _, none = summarise(_runs([(0, "gbm", 0.8, 0.79, 0.02), (0, "rf", 0.4, 0.39, 0.5), (0, "cart", 0.3, 0.3, 0.9)]))
+    assert none.iloc[0]["verdict"] == NO_ATTACKER and np.isnan(none.iloc[0]["rapid_max_mean"])
+    assert none.iloc[0]["excess_mean"] == 0.0

@@ -13,12 +13,13 @@ from ..data.encoding import numeric_values
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
-from .attackers import make_attacker, model_frame
+from .attackers import CALIBRATED, CALIBRATION_FOLDS, base_attacker, make_attacker, model_frame
 from .attribution import attribute_risk
 from .scores import (CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores,
                      class_shares, continuous_errors)
 
 THRESHOLD_GRID = np.round(np.arange(0.0, 1.0001, 0.05), 2)
+ALPHA = 0.05  # level of the permutation test that says whether an attacker beats chance
 
 
 @dataclass
@@ -40,6 +41,20 @@ class RapidResult:
     records: pd.DataFrame     # row_id, score, at_risk (no raw values)
     attribution: pd.DataFrame = field(default_factory=pd.DataFrame)
 
+    @property
+    def beats_chance(self) -> bool | None:
+        """Whether this attacker alone beats chance (permutation p <= 0.05); None without a test.
+        Over a suite of attackers the summary corrects for multiplicity (rapid.summary)."""
+        return None if self.p_value is None else bool(self.p_value <= ALPHA)
+
+    @property
+    def verdict(self) -> str:
+        if self.p_value is None:
+            return "not tested against chance"
+        if self.beats_chance:
+            return f"beats chance (p = {self.p_value:.3g})"
+        return f"does not beat chance (p = {self.p_value:.3g}): RAPID is at its chance floor"
+
     def to_json(self) -> dict:
         """The JSON of DESIGN.md (`rapid`, `n_records`, `n_at_risk`, `tau`, `attacker`, `sensitive`,
         `curve`) plus the interval, the test and the settings. For a continuous attribute `tau` is
@@ -54,6 +69,8 @@ class RapidResult:
             "ci_method": "wilson", "p_value": self.p_value, "n_permutations": self.n_permutations,
             "rapid_null": self.rapid_null,
             "rapid_excess": None if self.rapid_null is None else self.rapid - self.rapid_null,
+            "beats_chance": self.beats_chance, "verdict": self.verdict,
+            "base_attacker": base_attacker(self.attacker), "calibrated": self.attacker.endswith(CALIBRATED),
             "curve": [{name: float(t), "rapid": float(r)}
                       for t, r in zip(self.curve["threshold"], self.curve["rapid"])],
         }
@@ -114,6 +131,13 @@ def rapid(
             classes = np.unique(y_syn)
             proba = np.ones((len(y_real), 1))
         else:
+            if attacker.endswith(CALIBRATED):
+                # Cross-fitted calibration needs every class in every fold.
+                rarest = pd.Series(y_syn).value_counts()
+                if rarest.min() < 2:
+                    raise DataError(f"attacker {attacker!r}: class {rarest.idxmin()!r} of '{sensitive}' has "
+                                    f"{rarest.min()} synthetic record(s); calibration needs at least 2")
+                model.named_steps["model"].cv = int(min(CALIBRATION_FOLDS, rarest.min()))
             model.fit(x_syn, y_syn)
             proba, classes = model.predict_proba(x_real), model.classes_
         lookup = {c: k for k, c in enumerate(classes)}

@@ -6,10 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from statsmodels.stats.multitest import multipletests
 
 from ..io import read_json
 from ..report.figures import save, subplots
 from ..report.tables import mean_spread, write_table_formats
+from .attackers import CALIBRATED, base_attacker
+from .core import ALPHA
 
 KEYS = ["dataset", "generator", "sensitive", "attacker"]
 
@@ -33,37 +36,91 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(runs), pd.DataFrame(curves), pd.DataFrame(attribution)
 
 
+REPLICATE = ["dataset", "generator", "sensitive", "seed"]
+TARGET = ["dataset", "generator", "sensitive"]
+NO_ATTACKER = "no attacker beats chance"
+
+
+def beats_chance(runs: pd.DataFrame, alpha: float = ALPHA) -> pd.Series:
+    """Whether each run's attacker beats chance after Holm's correction over the attacker suite
+    run on the same synthetic data and sensitive attribute (one family of tests per replicate)."""
+    out = pd.Series(False, index=runs.index)
+    tested = runs[runs["status"].eq("ok") & runs["p_value"].notna()]
+    for _, group in tested.groupby(REPLICATE):
+        rejected = multipletests(group["p_value"].to_numpy(float), alpha=alpha, method="holm")[0]
+        out.loc[group.index] = rejected
+    return out
+
+
+def rapid_max_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """RAPID_max per dataset x generator x sensitive attribute, measured against chance.
+
+    In each replicate RAPID_max is the largest RAPID among the attackers that beat chance (Holm
+    over the suite); its chance floor is that attacker's permutation mean and the excess the
+    difference. A replicate where no attacker beats chance has no RAPID_max (excess 0). Over
+    replicates: mean and sd of RAPID_max over the replicates that beat chance, mean excess over
+    all of them, which attacker attained the maximum in how many replicates, and the verdict.
+    """
+    ok = runs[runs["status"] == "ok"]
+    targets = runs[TARGET].drop_duplicates()
+    if ok.empty:
+        return targets.assign(verdict="failed").reset_index(drop=True)
+    ok = ok.assign(significant=beats_chance(ok))
+    replicates = ok.groupby(REPLICATE).size().rename("n").reset_index()
+    winners = (ok[ok["significant"]].sort_values(["rapid", "attacker"], ascending=[False, True])
+               .groupby(REPLICATE).head(1)[REPLICATE + ["attacker", "rapid", "rapid_null"]])
+    per_seed = replicates.merge(winners, on=REPLICATE, how="left")
+    per_seed["excess"] = (per_seed["rapid"] - per_seed["rapid_null"]).fillna(0.0)
+    rows = []
+    for key, group in per_seed.groupby(TARGET):
+        beat = group.dropna(subset=["rapid"])
+        n, k = len(group), len(beat)
+        row = dict(zip(TARGET, key))
+        row.update({
+            "rapid_max_mean": beat["rapid"].mean() if k else np.nan,
+            "rapid_max_sd": beat["rapid"].std() if k > 1 else (0.0 if k else np.nan),
+            "null_mean": beat["rapid_null"].mean() if k else np.nan,
+            "excess_mean": group["excess"].mean(),
+            "n_seeds": n, "n_seeds_beating_chance": k,
+            "most_successful_attacker": ", ".join(f"{a} ({c}/{n})" for a, c in beat["attacker"].value_counts().items())
+                                        if k else None,
+            "verdict": NO_ATTACKER if k == 0 else ("beats chance" if k == n else f"beats chance in {k}/{n} seeds"),
+        })
+        rows.append(row)
+    table = targets.merge(pd.DataFrame(rows), on=TARGET, how="left")
+    table["verdict"] = table["verdict"].fillna("failed")
+    return table.sort_values(["dataset", "sensitive", "generator"]).reset_index(drop=True)
+
+
 def summarise(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per attacker table, RAPID_max table); failed runs stay visible through `status`."""
     seeds = runs.groupby(KEYS)["seed"].count().rename("n_runs")
     ok = runs[runs["status"] == "ok"]
+    ok = ok.assign(significant=beats_chance(ok), excess=ok["rapid"] - ok["rapid_null"]) if len(ok) else ok
     table = mean_spread(ok, KEYS, "rapid") if len(ok) else pd.DataFrame(columns=KEYS)
-    extra = ok.groupby(KEYS).agg(rapid_null_mean=("rapid_null", "mean"), p_value_max=("p_value", "max"),
+    extra = ok.groupby(KEYS).agg(rapid_null_mean=("rapid_null", "mean"), excess_mean=("excess", "mean"),
+                                 p_value_max=("p_value", "max"),
+                                 n_seeds_beating_chance=("significant", "sum"),
                                  ci_low_min=("ci_low", "min"),
                                  ci_high_max=("ci_high", "max")).reset_index() if len(ok) else None
     table = seeds.reset_index().merge(table, on=KEYS, how="left")
     if extra is not None:
         table = table.merge(extra, on=KEYS, how="left")
+        table = table.merge(calibration_part(table), on=KEYS, how="left")
     table["n_seeds"] = table["n_seeds"].fillna(0).astype(int)
     table["status"] = np.where(table["n_seeds"] == table["n_runs"], "ok",
                                "failed " + (table["n_runs"] - table["n_seeds"]).astype(str) + "/" + table["n_runs"].astype(str))
-    per_seed_max = ok.groupby(["dataset", "generator", "sensitive", "seed"])["rapid"].max().reset_index()
-    # The chance floor of the attacker that reached the maximum, per seed.
-    floor = ok.loc[ok.groupby(["dataset", "generator", "sensitive", "seed"])["rapid"].idxmax()]
-    per_seed_max = per_seed_max.merge(
-        floor[["dataset", "generator", "sensitive", "seed", "rapid_null"]], on=["dataset", "generator", "sensitive", "seed"])
-    best = (ok.sort_values("rapid", ascending=False)
-              .groupby(["dataset", "generator", "sensitive"])["attacker"].agg(lambda s: s.mode().iloc[0])
-              .rename("most_successful_attacker").reset_index()) if len(ok) else None
-    rapid_max = mean_spread(per_seed_max, ["dataset", "generator", "sensitive"], "rapid") if len(ok) else pd.DataFrame()
-    if best is not None:
-        null = per_seed_max.groupby(["dataset", "generator", "sensitive"])["rapid_null"].mean().rename("null_mean")
-        rapid_max = rapid_max.merge(null.reset_index(), on=["dataset", "generator", "sensitive"])
-        rapid_max = rapid_max.merge(best, on=["dataset", "generator", "sensitive"])
-    rapid_max = rapid_max.rename(columns=lambda c: c.replace("rapid_", "rapid_max_"))
-    all_pairs = runs[["dataset", "generator", "sensitive"]].drop_duplicates()
-    rapid_max = all_pairs.merge(rapid_max, how="left").sort_values(["dataset", "sensitive", "generator"])
-    return table.sort_values(KEYS).reset_index(drop=True), rapid_max.reset_index(drop=True)
+    return table.sort_values(KEYS).reset_index(drop=True), rapid_max_table(runs)
+
+
+def calibration_part(table: pd.DataFrame) -> pd.DataFrame:
+    """For an attacker run with and without calibration (`rf` and `rf_cal`): how much of its raw
+    RAPID is over-confidence, i.e. RAPID(rf) - RAPID(rf_cal), on the raw attacker's row."""
+    calibrated = table[table["attacker"].str.endswith(CALIBRATED)]
+    part = calibrated.assign(attacker=calibrated["attacker"].map(base_attacker))[KEYS + ["rapid_mean"]]
+    merged = table[KEYS + ["rapid_mean"]].merge(part, on=KEYS, suffixes=("", "_calibrated"))
+    merged["calibration_part"] = merged["rapid_mean"] - merged["rapid_mean_calibrated"]
+    return merged[KEYS + ["rapid_mean_calibrated", "calibration_part"]]
 
 
 def plot_rapid_max(rapid_max: pd.DataFrame, dataset: str, path) -> Path:
@@ -72,17 +129,19 @@ def plot_rapid_max(rapid_max: pd.DataFrame, dataset: str, path) -> Path:
     fig, axes = subplots(len(sensitives), width=5.0)
     for ax, sensitive in zip(axes, sensitives):
         rows = data[data["sensitive"] == sensitive].sort_values("rapid_max_mean", na_position="first")
-        ax.barh(rows["generator"], rows["rapid_max_mean"].fillna(0), xerr=rows["rapid_max_sd"].fillna(0),
-                color="tab:red", alpha=0.75)
-        if "null_mean" in rows:
-            ax.scatter(rows["null_mean"], range(len(rows)), marker="|", color="k", s=250, zorder=3,
+        y = np.arange(len(rows))
+        ax.barh(y, rows["rapid_max_mean"].fillna(0), xerr=rows["rapid_max_sd"].fillna(0), color="tab:red", alpha=0.75)
+        ax.set_yticks(y, rows["generator"])
+        floor = rows["null_mean"].to_numpy(float)
+        if np.isfinite(floor).any():
+            ax.scatter(floor[np.isfinite(floor)], y[np.isfinite(floor)], marker="|", color="k", s=250, zorder=3,
                        label="chance floor (permuted labels)")
             ax.legend(fontsize=7, loc="lower right")
-        for y, value in enumerate(rows["rapid_max_mean"]):
+        for position, (value, verdict) in enumerate(zip(rows["rapid_max_mean"], rows["verdict"])):
             if pd.isna(value):
-                ax.text(0.01, y, "failed", va="center")
+                ax.text(0.01, position, verdict, va="center", fontsize=7)
         ax.set_xlim(0, 1)
-        ax.set_xlabel("RAPID_max (share of members at risk)")
+        ax.set_xlabel("RAPID_max over attackers that beat chance (Holm)")
         ax.set_title(f"{dataset}: {sensitive}")
     return save(fig, path)
 

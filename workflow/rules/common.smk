@@ -69,16 +69,13 @@ def _dataset_schema_roles(dataset):
 
 
 def rapid_targets(dataset):
-    """(attacker, sensitive) pairs that apply: logit only for categorical, linear only continuous."""
+    """(attacker, sensitive) pairs that apply (the package decides: e.g. logit and the calibrated
+    attackers only for categorical targets, linear only for continuous ones)."""
+    from synthrisk.rapid.attackers import applicable
+
     sensitives, columns = _dataset_schema_roles(dataset)
-    pairs = []
-    for sensitive in sensitives:
-        categorical = columns[sensitive]["type"] == "categorical"
-        for attacker in RAPID_ATTACKERS:
-            if (attacker == "logit" and not categorical) or (attacker == "linear" and categorical):
-                continue
-            pairs.append((attacker, sensitive))
-    return pairs
+    return [(attacker, sensitive) for sensitive in sensitives for attacker in RAPID_ATTACKERS
+            if applicable(attacker, columns[sensitive]["type"] == "categorical")]
 
 
 def all_rapid_runs():
