@@ -133,3 +133,151 @@ def test_interpolated_density_matches_the_exact_kernel_sum():
     body = exact > 1e-200
     assert np.max(np.abs(approximate[body] - exact[body]) / exact[body]) < 1e-3
     assert np.all(approximate[~body] < 1e-150)
+
+
+# --- Attack-set design (El Emam et al. 2022), τ rules and the aux set (issue #13 §5) ---------------
+# (imports inside the tests, so that each of them fails on its own against code without the feature)
+
+DEFAULT_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2)
+
+
+@pytest.fixture(scope="module")
+def with_ids(population):
+    """The simulated population with the row ids the workflow's split files carry."""
+    return population.assign(row_id=np.arange(len(population)))
+
+
+def _parts(frame):
+    return frame.iloc[:1000], frame.iloc[1000:2000], frame.iloc[2000:]
+
+
+def _identity_attack(frame, schema, **kwargs):
+    members, non_members, aux = _parts(frame)
+    generator = make_generator({"backend": "identity"}, seed=0).fit(members.drop(columns="row_id"), schema)
+    synthetic = generator.sample(1000, 0)
+    return membership_attack(members, non_members, synthetic, schema, aux=aux, **kwargs)
+
+
+def test_member_share_is_the_sampling_fraction_or_the_configured_share(with_ids, sim_schema):
+    # El Emam's default: 1000 members drawn from a population of 6000 -> t = 1/6 of the attack set.
+    result = _identity_attack(with_ids, sim_schema, population_size=6000)
+    y = result.records["member"]
+    assert abs(y.mean() - 1 / 6) < 1e-3 and result.summary["member_share"] == pytest.approx(y.mean())
+    assert result.summary["member_share_target"] == pytest.approx(1 / 6)
+    assert result.summary["member_share_rule"].startswith("sampling_fraction")
+    assert (y == 0).sum() == 1000  # every non-member kept, members subsampled
+    assert result.baseline_oracle["f1_naive"] == pytest.approx(2 * y.mean() / (1 + y.mean()))
+    # A configured share above the natural one subsamples the non-members instead.
+    result = _identity_attack(with_ids, sim_schema, member_share=0.8)
+    assert abs(result.records["member"].mean() - 0.8) < 1e-3
+    assert result.to_json()["member_share_target"] == 0.8
+    # Deterministic: the same seed draws the same attack set, another seed another one.
+    again = _identity_attack(with_ids, sim_schema, member_share=0.8)
+    assert again.records["row_id"].tolist() == result.records["row_id"].tolist()
+    other = _identity_attack(with_ids, sim_schema, member_share=0.8, seed=1)
+    assert other.records["row_id"].tolist() != result.records["row_id"].tolist()
+
+
+def test_share_resolution_and_the_member_floor():
+    from synthrisk.mia.attacks import plan_attack_set, resolve_member_share
+
+    assert resolve_member_share("sampling_fraction", 300, 1200)[0] == 0.25
+    assert resolve_member_share(None, 300, 1200)[0] == 0.25
+    assert resolve_member_share(None, 300, None)[0] is None
+    assert resolve_member_share(0.4, 300, None)[0] == 0.4
+    for bad in (0.0, 1.0, "half"):
+        with pytest.raises(ConfigError, match="member_share"):
+            resolve_member_share(bad, 300, 1200)
+    with pytest.raises(ConfigError, match="population size"):
+        resolve_member_share("sampling_fraction", 300, None)
+    # Adult's paper config: 32,561 members of 48,842 rows, 8,000 holdout, half of 8,000 aux are members.
+    plan = plan_attack_set(32561, 8000, 32561 / 48842, 4000)
+    assert (plan.n_non_members, plan.n_aux_members) == (8000, 4000)
+    assert plan.n_members / (plan.n_members + 8000) == pytest.approx(32561 / 48842, abs=1e-4)
+    assert plan.n_members + plan.n_aux_members <= 32561
+    # The tiny test config: t = 0.006 would leave one member; the floor scores 20 and says so.
+    plan = plan_attack_set(300, 200, 300 / 48842, 100, min_members=20)
+    assert (plan.n_members, plan.n_non_members, plan.n_aux_members) == (20, 200, 100) and plan.notes
+
+
+def test_aux_members_are_disjoint_from_the_scored_members(with_ids, sim_schema):
+    for kwargs in ({}, {"population_size": 6000}, {"member_share": 0.8}):
+        result = _identity_attack(with_ids, sim_schema, aux_member_fraction=0.5, **kwargs)
+        scored = set(result.records.loc[result.records["member"] == 1, "row_id"])
+        aux_members = set(result.aux_member_ids)
+        assert len(aux_members) == result.summary["n_aux_members"] == 500  # half of the 1000 aux records
+        assert aux_members <= set(range(1000))  # drawn from the members...
+        assert not aux_members & scored  # ...but never from the scored ones
+        assert result.summary["aux_members_disjoint_from_attack_set"] is True
+
+
+def test_label_free_tau_ignores_the_labels(with_ids, sim_schema):
+    """Swap half the members with non-members: same records, same synthetic data, same distances,
+    other labels. The label-free τ (Method 1, realistic KDE) must not move; the oracle τ's F1 does."""
+    from synthrisk.mia.attacks import method1_label_free_tau
+
+    members, non_members, aux = _parts(with_ids)
+    generator = make_generator({"backend": "identity"}, seed=0).fit(members.drop(columns="row_id"), sim_schema)
+    synthetic = generator.sample(1000, 0)
+    swapped_members = pd.concat([members.iloc[:500], non_members.iloc[:500]])
+    swapped_non = pd.concat([members.iloc[500:], non_members.iloc[500:]])
+    kwargs = {"aux": aux, "aux_member_fraction": 0.0, "member_share": "all"}  # score every record
+    true = membership_attack(members, non_members, synthetic, sim_schema, **kwargs)
+    permuted = membership_attack(swapped_members, swapped_non, synthetic, sim_schema, **kwargs)
+    assert sorted(true.records["distance"]) == sorted(permuted.records["distance"])
+    assert true.baseline["tau"] == permuted.baseline["tau"]
+    assert true.baseline["f1_estimated_by_attacker"] == permuted.baseline["f1_estimated_by_attacker"]
+    assert true.realistic["tau"] == permuted.realistic["tau"]
+    assert true.baseline_oracle["f1"] > permuted.baseline_oracle["f1"] + 0.2  # the oracle reads the labels
+    # The rule itself sees only distances: shuffling them changes nothing.
+    rng = np.random.default_rng(0)
+    d = true.records["distance"].to_numpy()
+    reference = np.abs(rng.normal(0.1, 0.05, 500))
+    assert method1_label_free_tau(d, reference, 0.5, DEFAULT_GRID) == method1_label_free_tau(
+        rng.permutation(d), reference, 0.5, DEFAULT_GRID)
+    # Identity copies every member: the label-free Method 1 finds them almost as well as the oracle.
+    assert true.baseline["f1"] > 0.9 and true.baseline["tau"] <= true.baseline_oracle["tau"] + 1e-12
+
+
+def test_without_aux_method1_has_no_label_free_tau(with_ids, sim_schema):
+    from synthrisk.mia.attacks import ORACLE_RULE
+
+    members, non_members, _ = _parts(with_ids)
+    result = membership_attack(members, non_members, members, sim_schema, realistic=False)
+    assert result.baseline["f1"] is None and "not available" in result.baseline["tau_rule"]
+    assert result.baseline_oracle["tau_rule"] == ORACLE_RULE and result.baseline_oracle["f1"] > 0.9
+
+
+def test_tables_name_every_tau_rule(tmp_path, with_ids, sim_schema):
+    from synthrisk.io import write_json
+    from synthrisk.mia.summary import collect, summarise, write_summary
+    from synthrisk.report.summary import best_f1
+
+    paths = []
+    for seed in (0, 1):
+        result = _identity_attack(with_ids, sim_schema, population_size=6000, seed=seed)
+        info = {"dataset": "sim", "generator": "identity", "seed": seed, **result.to_json(), "roc": result.roc(),
+                "status": "ok", "error": None}
+        paths.append(tmp_path / f"seed{seed}.json")
+        write_json(info, paths[-1])
+    json_out = json.loads(paths[0].read_text())
+    assert json_out["member_share_target"] == pytest.approx(1 / 6)
+    assert json_out["baseline"]["tau_rule"].startswith("label-free:")
+    assert json_out["baseline_oracle_tau"]["tau_rule"].startswith("oracle")
+    assert json_out["realistic_oracle_tau"]["tau_rule"].startswith("oracle")
+    runs, grid, _ = collect(paths)
+    table = summarise(runs).set_index("attack")
+    assert set(table.index) == {"kde_true", "kde_realistic", "kde_realistic_oracle_tau", "method1",
+                                "method1_oracle_tau"}
+    for attack, rule in table["tau_rule"].items():
+        assert rule.startswith("oracle" if attack.endswith("_oracle_tau") else "label-free:"), (attack, rule)
+    assert table["member_share"].round(3).eq(round(1 / 6, 3)).all() and "member_share_target" in table
+    assert (table.loc["method1_oracle_tau", "f1_mean"] >= table.loc["method1", "f1_mean"] - 1e-12)
+    summary = best_f1(grid, summarise(runs))
+    for column in ("mia_f1_oracle_tau_method1", "mia_f1_label_free_tau_method1",
+                   "mia_f1_gain_oracle_tau_kde_realistic", "mia_f1_gain_label_free_tau_kde_realistic"):
+        assert column in summary and summary[column].notna().all(), column
+    assert not [c for c in summary if "best" in c]
+    write_summary(paths, tmp_path / "tables", tmp_path / "figures")
+    thresholds = pd.read_csv(tmp_path / "tables/mia_thresholds.csv")
+    assert {"tau_rule", "member_share"} <= set(thresholds) and (tmp_path / "figures/mia_f1_sim.png").exists()

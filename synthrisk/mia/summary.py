@@ -1,4 +1,8 @@
-"""Aggregate per-run membership-inference results: tables and the log-log ROC and F1-vs-τ figures."""
+"""Aggregate per-run membership-inference results: tables and the log-log ROC and F1-vs-τ figures.
+
+Every hard-label figure carries its τ rule (`tau_rule`): `label-free: ...` rows are what an
+attacker can do without membership labels; the `*_oracle_tau` attacks pick the grid τ with the
+best F1 on the true labels (`oracle: ...`), an upper bound no attacker attains."""
 
 from __future__ import annotations
 
@@ -10,13 +14,19 @@ import pandas as pd
 from ..io import read_json
 from ..report.figures import save, subplots
 from ..report.tables import write_table_formats
+from .metrics import naive_f1
 
-ATTACKS = {"kde_true": "KDE (true distribution)", "kde_realistic": "KDE (realistic)",
-           "method1": "Method 1 (fixed threshold)"}
+ATTACKS = {"kde_true": "KDE (true distribution)", "kde_realistic": "KDE (realistic), label-free τ",
+           "kde_realistic_oracle_tau": "KDE (realistic), oracle τ",
+           "method1": "Method 1 (fixed threshold), label-free τ",
+           "method1_oracle_tau": "Method 1 (fixed threshold), oracle τ"}
+GRID_ATTACKS = {"kde_realistic": "KDE (realistic)", "method1": "Method 1 (fixed threshold)"}
+GRID_RULE = "fixed: each tau of the grid"
+DESIGN = ["member_share", "member_share_target", "n_aux_members"]
 
 
 def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, list[dict]]:
-    """(one row per run x attack, F1 per threshold, raw run JSONs)."""
+    """(one row per run x attack x τ rule, F1 per threshold, raw run JSONs)."""
     rows, grid, infos = [], [], []
     for path in paths:
         info = read_json(path)
@@ -25,41 +35,56 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, list[dict]]:
         if info["status"] != "ok":
             rows.append({**key, "attack": "kde_true", "status": "failed", "error": info.get("error")})
             continue
-        attacks = {"kde_true": info, "kde_realistic": info.get("realistic") or {}, "method1": info["baseline"]}
+        design = {k: info.get(k) for k in DESIGN}
+        attacks = {"kde_true": info, "kde_realistic": info.get("realistic") or {},
+                   "kde_realistic_oracle_tau": info.get("realistic_oracle_tau") or {},
+                   "method1": info["baseline"], "method1_oracle_tau": info.get("baseline_oracle_tau") or {}}
         for attack, metrics in attacks.items():
+            if attack.startswith("kde_realistic") and not info.get("realistic"):
+                continue  # no aux set: the realistic attack did not run
             tpr = metrics.get("tpr_at_fpr", {})
-            rows.append({**key, "attack": attack, "status": "ok", "auc": metrics.get("auc"),
-                         "f1": metrics.get("f1"), "f1_relative": metrics.get("f1_relative"),
-                         "precision": metrics.get("precision"), "tau": metrics.get("tau"),
-                         "tpr_at_1e-01": tpr.get("1e-01"), "tpr_at_1e-02": tpr.get("1e-02"),
-                         "tpr_at_1e-03": tpr.get("1e-03"), "fpr_floor": metrics.get("fpr_floor"),
-                         "n_members": metrics.get("n_members"), "n_non_members": metrics.get("n_non_members")})
+            rows.append({**key, "attack": attack, "tau_rule": metrics.get("tau_rule"), "status": "ok",
+                         "auc": metrics.get("auc"), "f1": metrics.get("f1"), "f1_relative": metrics.get("f1_relative"),
+                         "precision": metrics.get("precision"), "recall": metrics.get("recall"),
+                         "tau": metrics.get("tau"), "tpr_at_1e-01": tpr.get("1e-01"),
+                         "tpr_at_1e-02": tpr.get("1e-02"), "tpr_at_1e-03": tpr.get("1e-03"),
+                         "fpr_floor": metrics.get("fpr_floor"), "n_members": info.get("n_members"),
+                         "n_non_members": info.get("n_non_members"), **design})
         for point in info["by_threshold"]:
-            grid.append({**key, "tau": point["tau"], "attack": "method1", "f1": point["method1"]["f1"]})
+            grid.append({**key, "tau": point["tau"], "attack": "method1", "tau_rule": GRID_RULE,
+                         "f1": point["method1"]["f1"], "member_share": info.get("member_share")})
             if point.get("realistic"):
-                grid.append({**key, "tau": point["tau"], "attack": "kde_realistic", "f1": point["realistic"]["f1"]})
+                grid.append({**key, "tau": point["tau"], "attack": "kde_realistic", "tau_rule": GRID_RULE,
+                             "f1": point["realistic"]["f1"], "member_share": info.get("member_share")})
     return pd.DataFrame(rows), pd.DataFrame(grid), infos
 
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
-    metrics = ["auc", "f1", "f1_relative", "precision", "tpr_at_1e-01", "tpr_at_1e-02", "tpr_at_1e-03"]
+    """Mean (and sd) over seeds per dataset x generator x attack; the τ rule and the attack set's
+    member share (achieved and target) next to every F1."""
+    metrics = ["auc", "f1", "f1_relative", "precision", "recall", "tau", "tpr_at_1e-01", "tpr_at_1e-02",
+               "tpr_at_1e-03"]
     keys = ["dataset", "generator", "attack"]
     total = runs[runs["attack"] == "kde_true"].groupby(["dataset", "generator"])["seed"].count().rename("n_runs")
     ok = runs[runs["status"] == "ok"]
     if ok.empty:
         table = total.reset_index().assign(attack="kde_true", n_seeds=0)
     else:
-        ok = ok.assign(member_share=ok["n_members"] / (ok["n_members"] + ok["n_non_members"]))
+        ok = ok.assign(**{m: pd.to_numeric(ok[m], errors="coerce") for m in metrics + DESIGN})
         agg = {f"{m}_mean": (m, "mean") for m in metrics}
-        agg.update({f"{m}_sd": (m, "std") for m in ("auc", "tpr_at_1e-01", "tpr_at_1e-02", "tpr_at_1e-03")})
-        agg.update({"fpr_floor": ("fpr_floor", "max"), "member_share": ("member_share", "mean"),
-                    "n_seeds": ("seed", "count")})
+        agg.update({f"{m}_sd": (m, "std") for m in ("auc", "f1", "tpr_at_1e-01", "tpr_at_1e-02", "tpr_at_1e-03")})
+        agg.update({"tau_rule": ("tau_rule", "first"), "fpr_floor": ("fpr_floor", "max"),
+                    "member_share": ("member_share", "mean"), "member_share_target": ("member_share_target", "mean"),
+                    "n_aux_members": ("n_aux_members", "mean"), "n_seeds": ("seed", "count")})
         table = ok.groupby(keys).agg(**agg).reset_index()
+        table["f1_naive"] = naive_f1(table["member_share"])
         table = table.merge(total.reset_index(), on=["dataset", "generator"], how="outer")
     table["n_seeds"] = table["n_seeds"].fillna(0).astype(int)
     table["status"] = np.where(table["n_seeds"] == table["n_runs"], "ok",
                                "failed " + (table["n_runs"] - table["n_seeds"]).astype(str) + "/" + table["n_runs"].astype(str))
     table["attack"] = table["attack"].fillna("kde_true")
+    first = keys + ["tau_rule"] if "tau_rule" in table else keys
+    table = table[first + [c for c in table if c not in first]]
     return table.sort_values(keys).reset_index(drop=True)
 
 
@@ -87,16 +112,32 @@ def plot_roc(infos: list[dict], dataset: str, path) -> Path:
     return save(fig, path)
 
 
-def plot_f1_grid(grid: pd.DataFrame, dataset: str, path) -> Path:
+def plot_f1_grid(grid: pd.DataFrame, dataset: str, path, runs: pd.DataFrame | None = None) -> Path:
+    """F1 over the τ grid (mean over seeds): each curve's maximum is the oracle-τ F1 (picked with the
+    labels). Crosses: the label-free τ each attacker picks and its F1 (mean over seeds); dotted line:
+    the F1 of calling every record a member, 2t / (1 + t)."""
     data = grid[grid["dataset"] == dataset] if len(grid) else grid
     generators = sorted(data["generator"].unique()) if len(data) else ["(none)"]
+    chosen = (runs[(runs["dataset"] == dataset) & (runs["status"] == "ok")]
+              if runs is not None and len(runs) and "tau" in runs else None)
     fig, axes = subplots(len(generators), width=3.6, height=3.0)
     for ax, generator in zip(axes, generators):
         part = data[data["generator"] == generator] if len(data) else data
-        for attack, line in part.groupby("attack"):
+        for index, (attack, line) in enumerate(part.groupby("attack")):
             mean = line.groupby("tau")["f1"].mean()
-            ax.plot(mean.index, mean.to_numpy(), marker=".", label=ATTACKS[attack])
-        ax.set(xlabel="distance threshold τ", ylabel="F1", ylim=(0, 1.02), title=f"{dataset}: {generator}")
+            colour = f"C{index}"
+            ax.plot(mean.index, mean.to_numpy(), marker=".", color=colour, label=f"{GRID_ATTACKS[attack]} (max: oracle τ)")
+            if chosen is not None:
+                picked = chosen[(chosen["generator"] == generator) & (chosen["attack"] == attack)]
+                picked = picked.dropna(subset=["tau", "f1"])
+                if len(picked):
+                    ax.plot(picked["tau"].astype(float).mean(), picked["f1"].astype(float).mean(), "x", ms=8,
+                            color=colour, label=f"{GRID_ATTACKS[attack]}: label-free τ")
+        if len(part):
+            share = part["member_share"].astype(float).mean()
+            ax.axhline(naive_f1(share), color="k", ls=":", lw=0.8, label=f"all members, t = {share:.3g}")
+        ax.set(xlabel="distance threshold τ", ylabel="F1", ylim=(0, 1.02),
+               title=f"{dataset}: {generator}")
         ax.legend(fontsize=6)
     return save(fig, path)
 
@@ -104,12 +145,13 @@ def plot_f1_grid(grid: pd.DataFrame, dataset: str, path) -> Path:
 def write_summary(paths, tables_dir, figures_dir) -> None:
     runs, grid, infos = collect(paths)
     write_table_formats(summarise(runs), Path(tables_dir) / "mia", formats=("csv", "md", "tex"))
+    columns = ["dataset", "generator", "attack", "tau_rule", "tau", "f1", "member_share"]
     if len(grid):
-        write_table_formats(grid.groupby(["dataset", "generator", "attack", "tau"])["f1"].mean().reset_index(),
-                            Path(tables_dir) / "mia_thresholds")
+        table = grid.groupby(["dataset", "generator", "attack", "tau_rule", "tau"])[["f1", "member_share"]].mean()
+        write_table_formats(table.reset_index()[columns], Path(tables_dir) / "mia_thresholds")
     else:
-        write_table_formats(pd.DataFrame(columns=["dataset", "generator", "attack", "tau", "f1"]),
-                            Path(tables_dir) / "mia_thresholds")
+        write_table_formats(pd.DataFrame(columns=columns), Path(tables_dir) / "mia_thresholds")
     for dataset in sorted({i["dataset"] for i in infos}):
         plot_roc(infos, dataset, Path(figures_dir) / f"mia_roc_{dataset}.png")
-        plot_f1_grid(grid, dataset, Path(figures_dir) / f"mia_f1_{dataset}.png")
+        plot_f1_grid(grid, dataset, Path(figures_dir) / f"mia_f1_{dataset}.png", runs)
+

@@ -29,10 +29,15 @@ SECTIONS = [
 CAPTION_WILDCARDS = {"dp_": "experiment"}
 
 SUMMARY_COLUMNS = {
-    "dataset": "dataset", "generator": "generator", "epsilon": "ε", "status": "status",
-    "rapid_max": "RAPID_max", "mia_auc": "MIA AUC", "mia_tpr_low_fpr": "TPR @ low FPR",
-    "mia_best_f1_gain_kde_realistic": "best F1 gain KDE (realistic)",
-    "mia_best_f1_gain_method1": "best F1 gain Method 1",
+    "dataset": "dataset", "generator": "generator", "epsilon": "ε", "dp_guarantee": "DP guarantee", "status": "status",
+    "rapid_max": "RAPID_max (attackers beating chance)", "rapid_chance_floor": "RAPID chance floor",
+    "rapid_excess": "RAPID excess over chance", "rapid_verdict": "RAPID verdict",
+    "mia_auc": "MIA AUC", "mia_tpr_low_fpr": "TPR @ low FPR",
+    "mia_member_share": "MIA member share t",
+    "mia_f1_gain_label_free_tau_kde_realistic": "F1 gain KDE (realistic), label-free τ",
+    "mia_f1_gain_oracle_tau_kde_realistic": "F1 gain KDE (realistic), oracle τ",
+    "mia_f1_gain_label_free_tau_method1": "F1 gain Method 1, label-free τ",
+    "mia_f1_gain_oracle_tau_method1": "F1 gain Method 1, oracle τ",
     "quality": "quality", "efficacy_ratio": "efficacy", "fit_seconds": "fit s",
 }
 

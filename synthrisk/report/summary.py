@@ -24,7 +24,8 @@ def generator_runs(status_paths) -> pd.DataFrame:
         info = read_json(path)
         rows.append({"dataset": info["dataset"], "generator": info["generator"], "seed": info["seed"],
                      "backend": info.get("backend"), "status": info["status"], "error": info.get("error"),
-                     "fit_seconds": info.get("fit_seconds"), "sample_seconds": info.get("sample_seconds")})
+                     "fit_seconds": info.get("fit_seconds"), "sample_seconds": info.get("sample_seconds"),
+                     "dp_guarantee": (info.get("privacy") or {}).get("guarantee")})
     return pd.DataFrame(rows)
 
 
@@ -55,9 +56,15 @@ def _status(runs: pd.DataFrame) -> pd.DataFrame:
     def describe(group: pd.DataFrame) -> pd.Series:
         failed = group[group["status"] != "ok"]
         text = "ok" if failed.empty else f"failed {len(failed)}/{len(group)}: {failed['error'].iloc[0]}"
+        # "not DP: domain read from the data" wins over a DP claim: any such run voids it.
+        guarantees = sorted(group["dp_guarantee"].dropna().unique(), key=lambda g: not g.startswith("not DP"))
         return pd.Series({"status": text, "n_seeds_ok": len(group) - len(failed),
-                          "fit_seconds": group["fit_seconds"].mean()})
-    return runs.groupby(PAIR)[["status", "error", "fit_seconds"]].apply(describe).reset_index()
+                          "fit_seconds": group["fit_seconds"].mean(),
+                          "dp_guarantee": guarantees[0] if guarantees else None})
+    if "dp_guarantee" not in runs:
+        runs = runs.assign(dp_guarantee=None)
+    columns = ["status", "error", "fit_seconds", "dp_guarantee"]
+    return runs.groupby(PAIR)[columns].apply(describe).reset_index()
 
 
 def dp_epsilon(spec: dict) -> float | None:
@@ -89,18 +96,44 @@ def _merge_dataset_columns(table: pd.DataFrame, part: pd.DataFrame) -> pd.DataFr
 
 
 def best_f1(thresholds: pd.DataFrame, mia: pd.DataFrame) -> pd.DataFrame:
-    """Best F1 over the distance thresholds τ (mean over seeds at each τ) of the realistic KDE
-    attack and of Method 1, and the gain of each over calling every record a member, whose F1
-    is 2t/(1 + t) for the member share t of the attack set."""
+    """F1 of the realistic KDE attack and of Method 1 at their oracle τ (the grid τ with the best
+    mean-over-seeds F1 on the true labels, which no attacker can pick) and at their label-free τ
+    (the rule in `mia.csv`'s `tau_rule`), each also as the gain over calling every record a member,
+    whose F1 is 2t/(1 + t) for the member share t of the attack set (`mia_member_share`)."""
     best = thresholds.groupby(PAIR + ["attack"])["f1"].max().unstack("attack")
     share = mia.dropna(subset=["member_share"]).groupby("dataset")["member_share"].mean()
     t = best.index.get_level_values("dataset").map(share).to_numpy(dtype=float)
     out = pd.DataFrame(index=best.index)
     for attack in ("kde_realistic", "method1"):
         values = best[attack] if attack in best else pd.Series(np.nan, index=best.index)
-        out[f"mia_best_f1_{attack}"] = values
-        out[f"mia_best_f1_gain_{attack}"] = relative_f1(values, t)
+        out[f"mia_f1_oracle_tau_{attack}"] = values
+        out[f"mia_f1_gain_oracle_tau_{attack}"] = relative_f1(values, t)
+    if "f1_mean" in mia:
+        free = mia[mia["attack"].isin(["kde_realistic", "method1"])].set_index(PAIR + ["attack"])
+        for attack in ("kde_realistic", "method1"):
+            part = free.xs(attack, level="attack") if attack in free.index.get_level_values("attack") else None
+            for column, source in ((f"mia_f1_label_free_tau_{attack}", "f1_mean"),
+                                   (f"mia_f1_gain_label_free_tau_{attack}", "f1_relative_mean")):
+                out[column] = part[source].reindex(out.index) if part is not None else np.nan
     return out.reset_index()
+
+
+def rapid_columns(rapid_max: pd.DataFrame) -> pd.DataFrame:
+    """RAPID per dataset x generator against chance: the largest RAPID_max over the sensitive
+    attributes (attackers that beat chance only), its chance floor and sd, the largest excess over
+    chance, one verdict per sensitive attribute, and RAPID_max per attribute."""
+    rows = []
+    for key, group in rapid_max.groupby(PAIR):
+        best = group.dropna(subset=["rapid_max_mean"])
+        best = best.loc[best["rapid_max_mean"].idxmax()] if len(best) else None
+        rows.append({**dict(zip(PAIR, key)),
+                     "rapid_max": np.nan if best is None else best["rapid_max_mean"],
+                     "rapid_max_sd": np.nan if best is None else best["rapid_max_sd"],
+                     "rapid_chance_floor": np.nan if best is None else best["null_mean"],
+                     "rapid_excess": group["excess_mean"].max(),
+                     "rapid_verdict": "; ".join(f"{r.sensitive}: {r.verdict}" for r in group.itertuples()),
+                     **{f"rapid_max[{r.sensitive}]": r.rapid_max_mean for r in group.itertuples()}})
+    return pd.DataFrame(rows)
 
 
 def summary_table(rapid_max: pd.DataFrame, mia: pd.DataFrame, thresholds: pd.DataFrame, utility: pd.DataFrame,
@@ -111,12 +144,7 @@ def summary_table(rapid_max: pd.DataFrame, mia: pd.DataFrame, thresholds: pd.Dat
     table["backend"] = table["generator"].map(lambda g: specs[g]["backend"])
     table["epsilon"] = table["generator"].map(lambda g: dp_epsilon(specs[g]))
     if len(rapid_max):
-        wide = rapid_max.pivot_table(index=PAIR, columns="sensitive", values="rapid_max_mean")
-        table = table.merge(wide.max(axis=1).rename("rapid_max").reset_index(), on=PAIR, how="left")
-        sd = rapid_max.loc[rapid_max.groupby(PAIR)["rapid_max_mean"].idxmax().dropna(), PAIR + ["rapid_max_sd"]]
-        table = table.merge(sd, on=PAIR, how="left")
-        table = table.merge(wide.add_prefix("rapid_max[").rename(columns=lambda c: c + "]").reset_index(),
-                            on=PAIR, how="left")
+        table = table.merge(rapid_columns(rapid_max), on=PAIR, how="left")
     for dataset, part in mia.groupby("dataset"):
         fpr = low_fpr_column(part)
         pivot = part.pivot_table(index="generator", columns="attack",
@@ -127,6 +155,9 @@ def summary_table(rapid_max: pd.DataFrame, mia: pd.DataFrame, thresholds: pd.Dat
         picked = pd.DataFrame({new: pivot[old] if old in pivot else np.nan for old, new in columns.items()},
                               index=pivot.index).reset_index()
         picked["dataset"], picked["mia_low_fpr"] = dataset, float(fpr)
+        if "member_share" in part:  # the attack set's member share (El Emam: the sampling fraction)
+            shares = part[part["attack"] == "kde_true"].set_index("generator")["member_share"]
+            picked["mia_member_share"] = picked["generator"].map(shares)
         table = _merge_dataset_columns(table, picked)
     if len(thresholds):
         table = _merge_dataset_columns(table, best_f1(thresholds, mia))
@@ -134,7 +165,7 @@ def summary_table(rapid_max: pd.DataFrame, mia: pd.DataFrame, thresholds: pd.Dat
         picked = {f"{score}_{s}": score + ("" if s == "mean" else "_sd")
                   for score in ("quality", "efficacy_ratio") for s in ("mean", "sd")}
         table = table.merge(utility[PAIR + list(picked)].rename(columns=picked), on=PAIR, how="left")
-    first = PAIR + ["backend", "epsilon", "status", "n_seeds_ok", "fit_seconds"]
+    first = PAIR + ["backend", "epsilon", "dp_guarantee", "status", "n_seeds_ok", "fit_seconds"]
     table = table[first + [c for c in table if c not in first]]
     order = {g: i for i, g in enumerate(specs)}
     table = table.sort_values(["dataset", "generator"], key=lambda s: s.map(order) if s.name == "generator" else s)
@@ -145,7 +176,7 @@ def plot_risk_utility(summary: pd.DataFrame, specs: dict, dataset: str, path) ->
     """Rows: utility measure (x); columns: risk measure (y). Points are generators (mean ± sd over
     seeds); generators of one DP family are joined in order of ε."""
     data = summary[summary["dataset"] == dataset]
-    risks = [("rapid_max", "rapid_max_sd", "RAPID_max (share at risk)"),
+    risks = [("rapid_excess", None, "RAPID_max excess over chance (0: no attacker beats it)"),
              ("mia_auc", "mia_auc_sd", "MIA AUC (KDE, true distribution)"),
              ("mia_tpr_low_fpr", "mia_tpr_low_fpr_sd", "MIA TPR at the lowest resolvable FPR")]
     utilities = [("quality", "quality_sd", "SDMetrics quality score"),

@@ -6,6 +6,8 @@ rule mia:
         members="results/data/{dataset}/seed{seed}/train.parquet",
         non_members="results/data/{dataset}/seed{seed}/holdout.parquet",
         aux="results/data/{dataset}/seed{seed}/aux.parquet",
+        # the population the members were drawn from: its row count sets the El Emam member share
+        real="results/data/{dataset}/real.parquet",
         synthetic="results/synthetic/{dataset}/{generator}/seed{seed}.parquet",
         status="results/synthetic/{dataset}/{generator}/seed{seed}.json",
         schema=dataset_schema,
