@@ -4,6 +4,7 @@ with logged(snakemake):
     from synthrisk.data import load_schema
     from synthrisk.io import read_table, write_json, write_table
     from synthrisk.rapid import rapid
+    from synthrisk.rapid.core import DEFAULT_NULL_REFITS
     from synthrisk.workflow import upstream_failure, write_failed_run
 
     wc, settings = snakemake.wildcards, snakemake.params.settings
@@ -20,6 +21,7 @@ with logged(snakemake):
                 tau=settings.get("tau", 0.3), epsilon=settings.get("epsilon", 0.1),
                 error=settings.get("error", "relative"), n_trees=settings.get("n_trees", 500),
                 n_permutations=settings.get("permutations", 199), seed=int(wc.seed), n_jobs=snakemake.threads,
+                null_refits=settings.get("null_refits", DEFAULT_NULL_REFITS),
             )
         except Exception as exc:  # noqa: BLE001 - one failing attacker never stops the others
             import traceback

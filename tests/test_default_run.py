@@ -22,10 +22,11 @@ def test_default_config_brackets_the_risk(tmp_path):
     rapid_max = pd.read_csv(tmp_path / "results/tables/rapid_max.csv")
     for (dataset, sensitive), rows in rapid_max.groupby(["dataset", "sensitive"]):
         by = rows.set_index("generator")
-        assert by["rapid_max_mean"].idxmax() == "identity", (dataset, sensitive)
-        # The independent baseline reaches no more than the chance floor of its best attacker.
-        excess = by.loc["independent", "rapid_max_mean"] - by.loc["independent", "null_mean"]
-        assert abs(excess) < 0.05, (dataset, sensitive, excess)
+        assert by["excess_mean"].idxmax() == "identity", (dataset, sensitive)
+        assert by.loc["identity", "verdict"] == "beats chance", (dataset, sensitive)
+        # The independent baseline carries no information: no excess over chance worth the name
+        # (Holm over 7 attackers still leaves a 5 % chance per seed of a false "beats chance").
+        assert by.loc["independent", "excess_mean"] < 0.03, (dataset, sensitive)
     mia = pd.read_csv(tmp_path / "results/tables/mia.csv")
     true = mia[mia["attack"] == "kde_true"].set_index(["dataset", "generator"])["auc_mean"]
     for dataset in ("adult", "simulation"):
@@ -34,7 +35,7 @@ def test_default_config_brackets_the_risk(tmp_path):
     assert (tmp_path / "results/tables/rapid_simulation.csv").exists()
     # DP synthetic data: less privacy budget, less attribute-inference risk; no membership signal.
     for (dataset, sensitive), rows in rapid_max.groupby(["dataset", "sensitive"]):
-        by = rows.set_index("generator")["rapid_max_mean"]
+        by = rows.set_index("generator")["excess_mean"]
         assert by["mst_eps1"] <= by["mst_eps10"] + 0.01, (dataset, sensitive)
     for dataset in ("adult", "simulation"):
         for generator in ("mst_eps1", "mst_eps10"):
@@ -47,6 +48,8 @@ def test_default_config_brackets_the_risk(tmp_path):
     # The report: one summary row per dataset x generator, utility ordered as the generators' design says.
     summary = pd.read_csv(tmp_path / "results/tables/summary.csv")
     assert len(summary) == 2 * 8 and summary["status"].eq("ok").all()
+    private = summary[summary["generator"].str.startswith("mst")]
+    assert private["dp_guarantee"].eq("(epsilon, delta)-DP").all() and summary["dp_guarantee"].notna().sum() == 4
     for dataset, rows in summary.groupby("dataset"):
         by = rows.set_index("generator")
         assert by["quality"].idxmax() == "identity", dataset

@@ -59,19 +59,19 @@ def test_identity_above_cart_above_independent(strong, sim_schema):
     real, synthetic = strong
     for sensitive, attacker in (("y_cat", "rf"), ("y_cont", "rf"), ("y_cat", "logit")):
         risk = {name: rapid(real, syn, sim_schema, sensitive, attacker=attacker, n_trees=60,
-                            n_permutations=19, attribution=False).rapid
+                            n_permutations=19, null_refits=0, attribution=False).rapid
                 for name, syn in synthetic.items()}
         assert risk["identity"] >= risk["cart"] >= risk["independent"], (sensitive, attacker, risk)
 
 
 def test_curves_are_monotone_and_results_deterministic(strong, sim_schema):
     real, synthetic = strong
-    cat = rapid(real, synthetic["cart"], sim_schema, "y_cat", n_trees=40, n_permutations=19, seed=3)
+    cat = rapid(real, synthetic["cart"], sim_schema, "y_cat", n_trees=40, n_permutations=19, null_refits=2, seed=3)
     assert np.all(np.diff(cat.curve["rapid"]) <= 0)
     assert cat.curve.loc[cat.curve["threshold"] == 0.3, "rapid"].item() == cat.rapid
-    cont = rapid(real, synthetic["cart"], sim_schema, "y_cont", n_trees=40, n_permutations=19, seed=3)
+    cont = rapid(real, synthetic["cart"], sim_schema, "y_cont", n_trees=40, n_permutations=19, null_refits=2, seed=3)
     assert np.all(np.diff(cont.curve["rapid"]) >= 0)  # a looser tolerance puts more records at risk
-    again = rapid(real, synthetic["cart"], sim_schema, "y_cat", n_trees=40, n_permutations=19, seed=3)
+    again = rapid(real, synthetic["cart"], sim_schema, "y_cat", n_trees=40, n_permutations=19, null_refits=2, seed=3)
     assert again.to_json() == cat.to_json()
     pd.testing.assert_frame_equal(again.records, cat.records)
     assert cat.ci_low < cat.rapid < cat.ci_high and 0 < cat.p_value <= 1
@@ -137,7 +137,8 @@ def shuffled_suite(adult, adult_schema):
         real, synthetic = adult.iloc[:2000], _shuffled(adult.iloc[2000:5000], shuffle)
         for attacker in ("cart", "rf", "gbm", "rf_cal"):
             results[shuffle, attacker] = rapid(real, synthetic, adult_schema, "income", attacker=attacker,
-                                               n_trees=100, n_permutations=199, attribution=False).to_json()
+                                               n_trees=100, n_permutations=199, null_refits=0,
+                                               attribution=False).to_json()
     return results
 
 
@@ -161,9 +162,10 @@ def test_pruned_cart_and_calibration_remove_confidence_that_is_not_knowledge(adu
     assert rapid(real, synthetic, adult_schema, "income", attacker="cart", n_permutations=0,
                  attribution=False).rapid < 0.02
     informed = adult.iloc[2000:5000]
-    raw = rapid(real, informed, adult_schema, "income", attacker="gbm", n_permutations=99, attribution=False)
+    raw = rapid(real, informed, adult_schema, "income", attacker="gbm", n_permutations=99, null_refits=0,
+                attribution=False)
     calibrated = rapid(real, informed, adult_schema, "income", attacker="gbm_cal", n_permutations=99,
-                       attribution=False)
+                       null_refits=0, attribution=False)
     assert raw.beats_chance and calibrated.beats_chance
     assert calibrated.rapid_null < raw.rapid_null  # a calibrated model's floor is lower
 
@@ -235,3 +237,23 @@ def test_rapid_max_counts_only_attackers_beating_chance_and_names_the_winner_per
     _, none = summarise(_runs([(0, "gbm", 0.8, 0.79, 0.02), (0, "rf", 0.4, 0.39, 0.5), (0, "cart", 0.3, 0.3, 0.9)]))
     assert none.iloc[0]["verdict"] == NO_ATTACKER and np.isnan(none.iloc[0]["rapid_max_mean"])
     assert none.iloc[0]["excess_mean"] == 0.0
+
+
+def test_refit_null_stops_a_lucky_function_of_the_quasi_identifiers_from_beating_chance(sim_schema):
+    """Independent synthetic data of a population whose quasi-identifiers predict y_cat: gbm's
+    function learned from noise lines up with the truth by luck (label test p = 0.021 here); the
+    same attacker refitted on label-permuted synthetic data does as well, so it does not beat chance."""
+    from synthrisk.rapid.core import _refit_p_value
+
+    real = sim_schema.conform(simulate(2000, strength=0.8, seed=3))
+    independent = make_generator({"backend": "independent"}, seed=1).fit(real, sim_schema).sample(2000, 1)
+    result = rapid(real, independent, sim_schema, "y_cat", attacker="gbm", n_permutations=999, null_refits=10,
+                   attribution=False)
+    assert result.p_value_labels <= 0.05 < result.p_value_refit and result.p_value == result.p_value_refit
+    assert not result.beats_chance and result.n_null_refits == 10
+    informed = make_generator({"backend": "cart"}, seed=0).fit(real, sim_schema).sample(2000, 0)
+    strong = rapid(real, informed, sim_schema, "y_cat", attacker="logit", n_permutations=199, null_refits=5,
+                   attribution=False)
+    assert strong.p_value_refit < 1e-4 and strong.beats_chance
+    assert _refit_p_value(0.5, np.array([0.1, 0.12, 0.11])) < 1e-3
+    assert _refit_p_value(0.1, np.array([0.1, 0.12, 0.11, 0.09])) > 0.3

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .attackers import ATTACKERS
+from .core import DEFAULT_NULL_REFITS
 from .scores import CATEGORICAL_METHODS, CONTINUOUS_ERRORS
 
 
@@ -19,6 +20,9 @@ def add_command(sub) -> None:
     p.add_argument("--error", default="relative", choices=CONTINUOUS_ERRORS)
     p.add_argument("--n-trees", type=int, default=500)
     p.add_argument("--permutations", type=int, default=199)
+    p.add_argument("--null-refits", type=int, default=DEFAULT_NULL_REFITS,
+                   help="refits on synthetic data with the sensitive column permuted, for an attacker that "
+                        "passes the label-permutation test (0: that test alone)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--records", help="write the per-record table (row_id, score, at_risk) here")
     p.add_argument("--json", action="store_true")
@@ -34,7 +38,7 @@ def run(args) -> dict:
     result = rapid(
         read_table(args.real), read_table(args.synthetic), schema, args.sensitive or schema.sensitive[0],
         attacker=args.attacker, tau=args.tau, epsilon=args.epsilon, method=args.method, error=args.error,
-        n_trees=args.n_trees, n_permutations=args.permutations, seed=args.seed,
+        n_trees=args.n_trees, n_permutations=args.permutations, seed=args.seed, null_refits=args.null_refits,
     )
     if args.records:
         write_table(result.records, args.records)
