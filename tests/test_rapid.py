@@ -218,8 +218,9 @@ def test_rpart_classifier_keeps_only_splits_worth_cp_of_the_root_misclassificati
 def _runs(rows):
     base = {"dataset": "d", "generator": "g", "sensitive": "s", "status": "ok", "error": None,
             "ci_low": 0.0, "ci_high": 1.0, "n_records": 100, "kind": "categorical"}
-    return pd.DataFrame([{**base, **dict(zip(["seed", "attacker", "rapid", "rapid_null", "p_value"], r))}
-                         for r in rows])
+    frame = pd.DataFrame([{**base, **dict(zip(["seed", "attacker", "rapid", "rapid_null", "p_value"], r))}
+                          for r in rows])
+    return frame.assign(chance_floor=frame["rapid_null"], null_test="labels + refit")
 
 
 def test_rapid_max_counts_only_attackers_beating_chance_and_names_the_winner_per_seed():
@@ -252,8 +253,11 @@ def test_refit_null_stops_a_lucky_function_of_the_quasi_identifiers_from_beating
     assert result.p_value_labels <= 0.05 < result.p_value_refit and result.p_value == result.p_value_refit
     assert not result.beats_chance and result.n_null_refits == 10
     informed = make_generator({"backend": "cart"}, seed=0).fit(real, sim_schema).sample(2000, 0)
-    strong = rapid(real, informed, sim_schema, "y_cat", attacker="logit", n_permutations=199, null_refits=5,
-                   attribution=False)
+    strong = rapid(real, informed, sim_schema, "y_cat", attacker="rf", n_trees=50, n_permutations=199,
+                   null_refits=5, attribution=False)
     assert strong.p_value_refit < 1e-4 and strong.beats_chance
     assert _refit_p_value(0.5, np.array([0.1, 0.12, 0.11])) < 1e-3
     assert _refit_p_value(0.1, np.array([0.1, 0.12, 0.11, 0.09])) > 0.3
+    assert _refit_p_value(0.7, np.zeros(5)) is None  # a point null (root-only trees) says nothing
+    assert strong.n_null_refits == 3  # far above its null: refits stop at the minimum
+    assert result.chance_floor == max(result.rapid_null, result.rapid_null_refit)

@@ -37,9 +37,10 @@ MEMBER_SHARE_RULES = ("sampling_fraction", "all")
 DEFAULT_MIN_ATTACK_MEMBERS = 20
 # Plain ASCII without table delimiters: these strings go into the CSV, Markdown and LaTeX tables.
 ORACLE_RULE = "oracle: grid tau with the best F1 on the true labels"
-TRUE_RULE = "label-free: member if posterior at least 0.5 with prior t (KDEs cross-fitted on labels by design)"
+TRUE_RULE = "true distribution (KDEs cross-fitted on the labels by design): member if posterior at least 0.5 with prior t"
 REALISTIC_RULE = "label-free: tau = median aux distance; member if posterior at least 0.5 with prior t"
-METHOD1_RULE = "label-free: grid tau maximising the attacker's F1 estimate from reference non-members (aux) and t"
+METHOD1_RULE = ("label-free: grid tau maximising the attacker's F1 estimate from t and known reference "
+                "non-members (the aux records)")
 METHOD1_UNAVAILABLE = "label-free: not available (needs reference non-members, i.e. an aux set)"
 _SUBSAMPLE_STREAM = 0x4D4941  # keeps the attack-set draw independent of the other seeded draws
 

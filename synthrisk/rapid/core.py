@@ -24,15 +24,35 @@ ALPHA = 0.05  # level of the permutation test that says whether an attacker beat
 DEFAULT_NULL_REFITS = 10  # refits of the attacker on synthetic data with the sensitive column permuted
 
 
-def _refit_p_value(observed: float, refits: np.ndarray) -> float:
+MIN_NULL_REFITS = 3
+
+
+def _refit_p_value(observed: float, refits: np.ndarray) -> float | None:
     """One-sided p-value of `observed` against K refit-null draws: the draws are too few to rank
     against (p >= 1/(K + 1)), so the null is taken as normal with their mean and sd and
-    `observed` treated as one more draw (Student t, K - 1 df: a prediction interval)."""
+    `observed` treated as one more draw (Student t, K - 1 df: a prediction interval). None when
+    the draws do not vary (a pruned tree that keeps its root on permuted data): the refit null is
+    then a point and says nothing the label test does not."""
     k = len(refits)
     spread = float(refits.std(ddof=1)) * np.sqrt(1 + 1 / k) if k > 1 else 0.0
     if spread <= 0:
-        return 1.0 if observed <= refits.max() else 0.0
+        return None
     return float(student_t.sf((observed - refits.mean()) / spread, df=k - 1))
+
+
+def _refit_null(observed: float, draw, max_refits: int) -> tuple[np.ndarray, float | None]:
+    """Refit-null draws and p-value. Refits stop early, after at least MIN_NULL_REFITS, once the
+    p-value is below ALPHA / 100 (far beyond any correction for a suite of attackers): an attacker
+    far above its null gains nothing from more refits, and the refits are the cost."""
+    draws = []
+    for k in range(max_refits):
+        draws.append(draw(k))
+        if len(draws) >= MIN_NULL_REFITS:
+            p = _refit_p_value(observed, np.array(draws))
+            if p is not None and p < ALPHA / 100:
+                break
+    draws = np.array(draws)
+    return draws, _refit_p_value(observed, draws)
 
 
 def _categorical_scorer(model, attacker, sensitive, x_syn, y_syn, x_real, labels, shares, method):
@@ -99,6 +119,21 @@ class RapidResult:
     rapid_null_refit: float | None = None
 
     @property
+    def chance_floor(self) -> float | None:
+        """What an attacker reaches without information: the label-permutation mean, or the
+        refit-null mean when refits ran and it is higher."""
+        floors = [f for f in (self.rapid_null, self.rapid_null_refit) if f is not None]
+        return max(floors) if floors else None
+
+    @property
+    def null_test(self) -> str:
+        if self.p_value is None:
+            return "none"
+        if self.n_null_refits == 0:
+            return "labels"
+        return "labels + refit" if self.p_value_refit is not None else "labels (refit null degenerate)"
+
+    @property
     def beats_chance(self) -> bool | None:
         """Whether this attacker alone beats chance (permutation p <= 0.05); None without a test.
         Over a suite of attackers the summary corrects for multiplicity (rapid.summary)."""
@@ -125,7 +160,9 @@ class RapidResult:
             "method": self.method, "ci_low": self.ci_low, "ci_high": self.ci_high,
             "ci_method": "wilson", "p_value": self.p_value, "n_permutations": self.n_permutations,
             "rapid_null": self.rapid_null,
-            "rapid_excess": None if self.rapid_null is None else self.rapid - self.rapid_null,
+            "chance_floor": self.chance_floor,
+            "rapid_excess": None if self.chance_floor is None else self.rapid - self.chance_floor,
+            "null_test": self.null_test,
             "beats_chance": self.beats_chance, "verdict": self.verdict,
             "p_value_labels": self.p_value_labels, "p_value_refit": self.p_value_refit,
             "n_null_refits": self.n_null_refits, "rapid_null_refit": self.rapid_null_refit,
@@ -215,6 +252,7 @@ def rapid(
     })
     observed = float(flags.mean())
     p_value = p_labels = p_refit = rapid_null = refit_null = None
+    n_refits = 0
     if n_permutations:
         # Labels permuted with predictions fixed: the null of no link between what the attacker
         # predicts for a record and that record's own value. Its mean is the chance floor: an
@@ -230,11 +268,14 @@ def rapid(
             # that carry no information still lines up with the truth by luck, for all records at
             # once: the label null is then too narrow (seen on `independent` simulation data,
             # p = 0.001). The refit null asks whether the synthetic data carry information: the
-            # same attacker refitted on synthetic data whose sensitive column is permuted.
-            refits = np.array([at_risk(fitted_scorer(rng.permutation(y_syn), seed + 1 + k)(truth), threshold,
-                                       categorical).mean() for k in range(null_refits)])
-            refit_null, p_refit = float(refits.mean()), _refit_p_value(observed, refits)
-            p_value = max(p_labels, p_refit)
+            # same attacker refitted on synthetic data whose sensitive column is permuted. Its
+            # mean is then the chance floor too (the label floor can be biased when the model's
+            # confidence varies with the quasi-identifiers), whichever is higher.
+            refits, p_refit = _refit_null(observed, lambda k: at_risk(
+                fitted_scorer(rng.permutation(y_syn), seed + 1 + k)(truth), threshold, categorical).mean(),
+                max(int(null_refits), MIN_NULL_REFITS))
+            refit_null, n_refits = float(refits.mean()), len(refits)
+            p_value = p_labels if p_refit is None else max(p_labels, p_refit)
     records = pd.DataFrame({ROW_ID: row_ids, "score": scores, "at_risk": flags})
     result = RapidResult(
         rapid=float(flags.mean()), n_records=len(flags), n_at_risk=n_at_risk,
@@ -242,7 +283,7 @@ def rapid(
         kind="categorical" if categorical else "continuous", method=method_name,
         threshold=float(threshold), p_value=p_value, n_permutations=n_permutations, rapid_null=rapid_null,
         curve=curve, records=records, p_value_labels=p_labels, p_value_refit=p_refit,
-        n_null_refits=0 if p_refit is None else null_refits, rapid_null_refit=refit_null,
+        n_null_refits=n_refits, rapid_null_refit=refit_null,
     )
     if attribution:
         result.attribution = attribute_risk(real, flags, schema)

@@ -27,6 +27,8 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
                      "rapid": info.get("rapid"), "ci_low": info.get("ci_low"),
                      "ci_high": info.get("ci_high"), "p_value": info.get("p_value"),
                      "rapid_null": info.get("rapid_null"),
+                     "chance_floor": info.get("chance_floor", info.get("rapid_null")),
+                     "null_test": info.get("null_test"),
                      "n_records": info.get("n_records"), "kind": info.get("kind")})
         for point in info.get("curve", []):
             threshold = point.get("tau", point.get("epsilon"))
@@ -56,10 +58,12 @@ def rapid_max_table(runs: pd.DataFrame) -> pd.DataFrame:
     """RAPID_max per dataset x generator x sensitive attribute, measured against chance.
 
     In each replicate RAPID_max is the largest RAPID among the attackers that beat chance (Holm
-    over the suite); its chance floor is that attacker's permutation mean and the excess the
-    difference. A replicate where no attacker beats chance has no RAPID_max (excess 0). Over
-    replicates: mean and sd of RAPID_max over the replicates that beat chance, mean excess over
-    all of them, which attacker attained the maximum in how many replicates, and the verdict.
+    over the suite); its chance floor is that attacker's (`chance_floor`: the label-permutation
+    mean, or the refit-null mean when higher) and the excess the difference. Over replicates:
+    RAPID_max, floor and excess are means over the replicates where an attacker beats chance, so
+    that rapid_max_mean - null_mean = excess_mean; a target where none does in any replicate has
+    no RAPID_max and excess 0. Also: which attacker attained the maximum in how many replicates,
+    the test behind the verdict, and the verdict.
     """
     ok = runs[runs["status"] == "ok"]
     targets = runs[TARGET].drop_duplicates()
@@ -68,25 +72,32 @@ def rapid_max_table(runs: pd.DataFrame) -> pd.DataFrame:
     ok = ok.assign(significant=beats_chance(ok))
     replicates = ok.groupby(REPLICATE).size().rename("n").reset_index()
     winners = (ok[ok["significant"]].sort_values(["rapid", "attacker"], ascending=[False, True])
-               .groupby(REPLICATE).head(1)[REPLICATE + ["attacker", "rapid", "rapid_null"]])
+               .groupby(REPLICATE).head(1)[REPLICATE + ["attacker", "rapid", "chance_floor", "null_test"]])
     per_seed = replicates.merge(winners, on=REPLICATE, how="left")
-    per_seed["excess"] = (per_seed["rapid"] - per_seed["rapid_null"]).fillna(0.0)
+    tested = ok.groupby(TARGET)["p_value"].apply(lambda p: p.notna().any())
     rows = []
     for key, group in per_seed.groupby(TARGET):
         beat = group.dropna(subset=["rapid"])
         n, k = len(group), len(beat)
-        row = dict(zip(TARGET, key))
-        row.update({
+        if not tested.get(key, False):
+            verdict = "not tested against chance"
+        elif k == 0:
+            verdict = NO_ATTACKER
+        else:
+            verdict = "beats chance" if k == n else f"beats chance in {k}/{n} seeds"
+            if beat["null_test"].eq("labels").any():
+                verdict += " (label-permutation test only)"
+        rows.append({
+            **dict(zip(TARGET, key)),
             "rapid_max_mean": beat["rapid"].mean() if k else np.nan,
             "rapid_max_sd": beat["rapid"].std() if k > 1 else (0.0 if k else np.nan),
-            "null_mean": beat["rapid_null"].mean() if k else np.nan,
-            "excess_mean": group["excess"].mean(),
+            "null_mean": beat["chance_floor"].mean() if k else np.nan,
+            "excess_mean": (beat["rapid"] - beat["chance_floor"]).mean() if k else 0.0,
             "n_seeds": n, "n_seeds_beating_chance": k,
             "most_successful_attacker": ", ".join(f"{a} ({c}/{n})" for a, c in beat["attacker"].value_counts().items())
                                         if k else None,
-            "verdict": NO_ATTACKER if k == 0 else ("beats chance" if k == n else f"beats chance in {k}/{n} seeds"),
+            "verdict": verdict,
         })
-        rows.append(row)
     table = targets.merge(pd.DataFrame(rows), on=TARGET, how="left")
     table["verdict"] = table["verdict"].fillna("failed")
     return table.sort_values(["dataset", "sensitive", "generator"]).reset_index(drop=True)
@@ -96,9 +107,10 @@ def summarise(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per attacker table, RAPID_max table); failed runs stay visible through `status`."""
     seeds = runs.groupby(KEYS)["seed"].count().rename("n_runs")
     ok = runs[runs["status"] == "ok"]
-    ok = ok.assign(significant=beats_chance(ok), excess=ok["rapid"] - ok["rapid_null"]) if len(ok) else ok
+    ok = ok.assign(significant=beats_chance(ok), excess=ok["rapid"] - ok["chance_floor"]) if len(ok) else ok
     table = mean_spread(ok, KEYS, "rapid") if len(ok) else pd.DataFrame(columns=KEYS)
-    extra = ok.groupby(KEYS).agg(rapid_null_mean=("rapid_null", "mean"), excess_mean=("excess", "mean"),
+    extra = ok.groupby(KEYS).agg(rapid_null_mean=("rapid_null", "mean"), chance_floor_mean=("chance_floor", "mean"),
+                                 excess_mean=("excess", "mean"),
                                  p_value_max=("p_value", "max"),
                                  n_seeds_beating_chance=("significant", "sum"),
                                  ci_low_min=("ci_low", "min"),

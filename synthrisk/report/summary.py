@@ -120,8 +120,9 @@ def best_f1(thresholds: pd.DataFrame, mia: pd.DataFrame) -> pd.DataFrame:
 
 def rapid_columns(rapid_max: pd.DataFrame) -> pd.DataFrame:
     """RAPID per dataset x generator against chance: the largest RAPID_max over the sensitive
-    attributes (attackers that beat chance only), its chance floor and sd, the largest excess over
-    chance, one verdict per sensitive attribute, and RAPID_max per attribute."""
+    attributes (attackers that beat chance only) with its sd, chance floor and excess (all three
+    of that attribute; excess 0 when no attacker beats chance for any), one verdict per sensitive
+    attribute, and RAPID_max per attribute."""
     rows = []
     for key, group in rapid_max.groupby(PAIR):
         best = group.dropna(subset=["rapid_max_mean"])
@@ -130,7 +131,7 @@ def rapid_columns(rapid_max: pd.DataFrame) -> pd.DataFrame:
                      "rapid_max": np.nan if best is None else best["rapid_max_mean"],
                      "rapid_max_sd": np.nan if best is None else best["rapid_max_sd"],
                      "rapid_chance_floor": np.nan if best is None else best["null_mean"],
-                     "rapid_excess": group["excess_mean"].max(),
+                     "rapid_excess": 0.0 if best is None else best["excess_mean"],
                      "rapid_verdict": "; ".join(f"{r.sensitive}: {r.verdict}" for r in group.itertuples()),
                      **{f"rapid_max[{r.sensitive}]": r.rapid_max_mean for r in group.itertuples()}})
     return pd.DataFrame(rows)
