@@ -40,6 +40,8 @@ class RapidResult:
     curve: pd.DataFrame       # columns: threshold, rapid
     records: pd.DataFrame     # row_id, score, at_risk (no raw values)
     attribution: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # share of synthetic values per categorical column whose level the real data do not have
+    unknown_level_share: dict = field(default_factory=dict)
 
     @property
     def beats_chance(self) -> bool | None:
@@ -73,6 +75,7 @@ class RapidResult:
             "base_attacker": base_attacker(self.attacker), "calibrated": self.attacker.endswith(CALIBRATED),
             "curve": [{name: float(t), "rapid": float(r)}
                       for t, r in zip(self.curve["threshold"], self.curve["rapid"])],
+            "unknown_level_share": dict(self.unknown_level_share),
         }
 
 
@@ -81,19 +84,25 @@ def _check_inputs(real, synthetic, schema: DatasetSchema, sensitive: str):
         raise ConfigError(f"sensitive attribute '{sensitive}' is not a column of schema {schema.origin}")
     if sensitive in schema.quasi_identifiers:
         raise ConfigError(f"'{sensitive}' is a quasi-identifier in {schema.origin}; the attacker already knows it")
-    real_cols = [c for c in real.columns if c != ROW_ID]
-    syn_cols = [c for c in synthetic.columns if c != ROW_ID]
-    if set(real_cols) != set(syn_cols):
-        raise DataError(
-            "real and synthetic data have different columns: only in real "
-            f"{sorted(set(real_cols) - set(syn_cols))}, only in synthetic {sorted(set(syn_cols) - set(real_cols))}"
-        )
     row_ids = real[ROW_ID].to_numpy() if ROW_ID in real else np.arange(len(real))
+    # Conformance names missing and unknown columns per file and drops the schema's `drop` columns
+    # from whichever file has them.
     real = schema.conform(real.drop(columns=[ROW_ID], errors="ignore"), what="real data")
     synthetic = schema.conform(synthetic.drop(columns=[ROW_ID], errors="ignore"), what="synthetic data")
     if len(real) == 0 or len(synthetic) == 0:
         raise DataError(f"RAPID needs records: real has {len(real)}, synthetic {len(synthetic)}")
-    return real, synthetic, row_ids
+    unknown = schema.unknown_level_shares(real, synthetic)
+    if not schema.is_categorical(sensitive):
+        # A missing value is no value to infer (real) or to learn from (synthetic).
+        if real[sensitive].isna().all():
+            raise DataError(f"real data: continuous sensitive attribute '{sensitive}' is missing in all "
+                            f"{len(real)} records: RAPID is undefined (there is no true value to infer); "
+                            "attack another attribute or supply its values")
+        if synthetic[sensitive].isna().all():
+            raise DataError(f"synthetic data: continuous sensitive attribute '{sensitive}' is missing in all "
+                            f"{len(synthetic)} records: the attacker has no value to learn from, so RAPID is "
+                            "undefined; check the generator's output")
+    return real, synthetic, row_ids, unknown
 
 
 def rapid(
@@ -109,9 +118,13 @@ def rapid(
     """
     if not 0.0 <= tau <= 1.0:
         raise ConfigError(f"tau must be in [0, 1], got {tau}")
-    if not epsilon > 0:
-        raise ConfigError(f"epsilon must be > 0, got {epsilon}")
-    real, synthetic, row_ids = _check_inputs(real, synthetic, schema, sensitive)
+    if not (epsilon > 0 and np.isfinite(epsilon)):
+        raise ConfigError(f"epsilon must be > 0 and finite, got {epsilon}")
+    if isinstance(n_permutations, bool) or int(n_permutations) != n_permutations or n_permutations < 0:
+        raise ConfigError(f"permutations must be an integer >= 0, got {n_permutations}")
+    if isinstance(n_trees, bool) or int(n_trees) != n_trees or n_trees < 1:
+        raise ConfigError(f"n_trees must be an integer >= 1, got {n_trees}")
+    real, synthetic, row_ids, unknown = _check_inputs(real, synthetic, schema, sensitive)
     categorical = schema.is_categorical(sensitive)
     if categorical and method not in CATEGORICAL_METHODS:
         raise ConfigError(f"method {method!r} unknown; choose one of {list(CATEGORICAL_METHODS)}")
@@ -188,7 +201,7 @@ def rapid(
         ci_low=float(low), ci_high=float(high), sensitive=sensitive, attacker=attacker,
         kind="categorical" if categorical else "continuous", method=method_name,
         threshold=float(threshold), p_value=p_value, n_permutations=n_permutations, rapid_null=rapid_null,
-        curve=curve, records=records,
+        curve=curve, records=records, unknown_level_share=unknown,
     )
     if attribution:
         result.attribution = attribute_risk(real, flags, schema)
