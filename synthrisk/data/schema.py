@@ -22,6 +22,8 @@ RESERVED_COLUMNS = ("row_id",)
 #: Snakemake's wildcard syntax, control characters break file names and logs
 PATH_BREAKING = ("/", "\\", "{", "}")
 MAX_NAME_BYTES = 200
+#: largest magnitude of a numeric value: scikit-learn's trees compute in float32, which ends here
+LARGEST_VALUE = float(np.finfo(np.float32).max)
 
 
 def _json_schema() -> dict:
@@ -234,6 +236,12 @@ def _cast(series: pd.Series, kind: str, where: str) -> pd.Series:
         raise SchemaError(f"{where} holds infinite values (inf or -inf) in {int(infinite.sum())} row(s); "
                           "synthrisk refuses them: replace them with finite values or leave the cells empty "
                           "(missing)")
+    with np.errstate(invalid="ignore"):
+        huge = np.abs(values.to_numpy(dtype="float64", na_value=np.nan)) > LARGEST_VALUE
+    if huge.any():
+        raise SchemaError(f"{where} holds values beyond +-{LARGEST_VALUE:.3g} in {int(huge.sum())} row(s), such as "
+                          f"{values[huge].iloc[0]:g}; the attack models compute in 32-bit floats, which end there: "
+                          "rescale the column (e.g. other units)")
     if kind == INTEGER:
         finite = values.dropna()
         if not np.allclose(finite, np.round(finite)):

@@ -13,7 +13,8 @@ from ..data.encoding import numeric_values
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
-from .attackers import CALIBRATED, CALIBRATION_FOLDS, base_attacker, make_attacker, model_frame
+from .attackers import (CALIBRATED, CALIBRATION_FOLDS, base_attacker, informative_features, make_attacker,
+                        model_frame)
 from .attribution import attribute_risk
 from .scores import (CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores,
                      class_shares, continuous_errors)
@@ -130,7 +131,10 @@ def rapid(
         raise ConfigError(f"method {method!r} unknown; choose one of {list(CATEGORICAL_METHODS)}")
     if not categorical and error not in CONTINUOUS_ERRORS:
         raise ConfigError(f"error {error!r} unknown; choose one of {list(CONTINUOUS_ERRORS)}")
-    features = list(schema.quasi_identifiers)
+    # A numeric quasi-identifier with no value in the synthetic records the attacker learns from
+    # (for a continuous target: those with a value of it) teaches it nothing: left out.
+    learning = synthetic if categorical else synthetic[synthetic[sensitive].notna()]
+    features = informative_features(learning, schema, list(schema.quasi_identifiers))
     model = make_attacker(attacker, schema, features, categorical, seed=seed, n_trees=n_trees, n_jobs=n_jobs)
     x_syn, x_real = model_frame(synthetic, schema, features), model_frame(real, schema, features)
     rng = np.random.default_rng(seed)
@@ -181,6 +185,8 @@ def rapid(
     flags = at_risk(scores, threshold, categorical)
     n_at_risk = int(flags.sum())
     low, high = proportion_confint(n_at_risk, len(flags), alpha=0.05, method="wilson")
+    # Wilson's bounds at 0 or n are the point estimate up to rounding (1 - 1e-16): keep it inside.
+    low, high = min(low, n_at_risk / len(flags)), max(high, n_at_risk / len(flags))
     curve = pd.DataFrame({
         "threshold": THRESHOLD_GRID,
         "rapid": [float(at_risk(scores, t, categorical).mean()) for t in THRESHOLD_GRID],

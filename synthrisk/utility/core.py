@@ -25,8 +25,12 @@ class UtilityResult:
         return float(np.nanmean(headline["ratio"])) if len(headline) else float("nan")
 
     def to_json(self) -> dict:
-        return {**self.fidelity, "efficacy_ratio": self.efficacy_ratio,
-                "efficacy": self.efficacy.to_dict("records")}
+        """Undefined numbers (a ratio to a real score of 0, SDMetrics' pair trends with nothing to
+        compare) are null, never NaN."""
+        from ..io import finite_or_null
+
+        return finite_or_null({**self.fidelity, "efficacy_ratio": self.efficacy_ratio,
+                               "efficacy": self.efficacy.to_dict("records")})
 
 
 def utility(real_train: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame,
