@@ -409,3 +409,23 @@ def test_cli_generate_timeout_leaves_no_file(files, capsys, monkeypatch):
                                     "--out", "out/slow.parquet"], capsys)
     assert code == 2 and "time limit of 1 s" in stderr
     assert not (files / "out/slow.parquet").exists() and not (files / "out/slow.json").exists()
+
+
+# 7. a sensitive column named with a '-' works end to end in a real Snakemake run
+def test_workflow_keeps_a_sensitive_name_with_a_dash(tmp_path):
+    from helpers import snakemake, tiny_config
+
+    frame(300, 0).to_csv(tmp_path / "hostile.csv", index=False)
+    (tmp_path / "hostile.yaml").write_text(yaml.safe_dump({**SCHEMA, "source": {"path": str(tmp_path / "hostile.csv")}}))
+    config = tiny_config(tmp_path, generators={"identity": {"backend": "identity"}},
+                         datasets={"hostile": {"schema": str(tmp_path / "hostile.yaml"), "n_train": 150,
+                                               "n_holdout": 100, "n_aux": 50}})
+    run = tmp_path / "results/rapid/hostile/identity/seed0"
+    # (a flag first: --configfile takes every word after it)
+    snakemake(tmp_path, config, "--keep-going", str(run.relative_to(tmp_path) / "logit-diag-code.json"),
+              str(run.relative_to(tmp_path) / "linear-score.json"))
+    categorical = json.loads((run / "logit-diag-code.json").read_text())
+    assert (categorical["status"], categorical["attacker"], categorical["sensitive"]) == ("ok", "logit", "diag-code")
+    assert categorical["rapid"] > 0.5  # identity releases the members: the dependence on age is found
+    assert json.loads((run / "linear-score.json").read_text())["sensitive"] == "score"
+    assert pd.read_parquet(run / "logit-diag-code.parquet").shape[0] == 150
