@@ -429,3 +429,25 @@ def test_workflow_keeps_a_sensitive_name_with_a_dash(tmp_path):
     assert categorical["rapid"] > 0.5  # identity releases the members: the dependence on age is found
     assert json.loads((run / "linear-score.json").read_text())["sensitive"] == "score"
     assert pd.read_parquet(run / "logit-diag-code.parquet").shape[0] == 150
+
+
+def test_timeout_holds_in_the_isolated_entry_point(small_train, tmp_path):
+    """scripts/generate_isolated.py (the synthcity environment's entry point, run here with this
+    interpreter) goes through the same child process and deadline."""
+    import subprocess
+
+    schema, train = small_train
+    train.assign(row_id=range(len(train))).to_parquet(tmp_path / "train.parquet")
+    (tmp_path / "schema.yaml").write_text(yaml.safe_dump(SCHEMA))
+    spec = {"backend": "mst", "params": {"epsilon": 1.0, "iters": 10**6, "domain": "from_data"}, "timeout": 2}
+    start = time.monotonic()
+    subprocess.run([sys.executable, str(ROOT / "scripts/generate_isolated.py"), "--name", "mst", "--spec",
+                    json.dumps(spec), "--train", str(tmp_path / "train.parquet"), "--schema",
+                    str(tmp_path / "schema.yaml"), "--n", "10", "--seed", "0", "--synthetic",
+                    str(tmp_path / "syn.parquet"), "--status", str(tmp_path / "syn.json"), "--log",
+                    str(tmp_path / "job.log")], check=True, timeout=300)
+    assert time.monotonic() - start < 90
+    status = json.loads((tmp_path / "syn.json").read_text())
+    assert status["status"] == "failed" and "time limit of 2 s" in status["error"]
+    assert pd.read_parquet(tmp_path / "syn.parquet").empty
+    assert "GeneratorTimeout" in (tmp_path / "job.log").read_text()  # the job's log has the story
