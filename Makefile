@@ -8,7 +8,7 @@ CORES ?= 2
 # Working directory of a run: results/ and .snakemake/ go there (config/paper.yaml uses runs/paper).
 WORKDIR ?= .
 
-.PHONY: setup browser run test test-all lint clean-results
+.PHONY: setup browser run run-locked test test-all lint clean-results
 
 $(STAMP): envs/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,9 +24,31 @@ browser:
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
+RUN_ARGS = --snakefile Snakefile --directory $(WORKDIR) --workflow-profile workflow/profiles/local \
+	--cores $(CORES) --configfile $(CONFIG)
+RUN_LOCK = $(WORKDIR)/.synthrisk-run.lock
+
+# A run killed hard (SIGKILL, a closed laptop) leaves Snakemake's directory lock behind, and the next
+# run would stop with "Directory cannot be locked". So `make run` holds an OS lock (flock) on
+# $(RUN_LOCK) while it runs, which the kernel releases however the run ends: when no other
+# `make run` holds it, a Snakemake lock left in $(WORKDIR)/.snakemake/locks is stale and is removed
+# (snakemake --unlock) before the run. Outputs of jobs that were killed are redone
+# (rerun-incomplete in workflow/profiles/local). The jobs inherit the OS lock, so a second `make run`
+# in the same WORKDIR stops with a message while the first one or any of its jobs still runs.
+# (A Snakemake started by hand in the same WORKDIR is not guarded by this.)
 run: setup
-	$(BIN)/snakemake $(TARGETS) --snakefile Snakefile --directory $(WORKDIR) --workflow-profile workflow/profiles/local \
-		--cores $(CORES) --configfile $(CONFIG)
+	@mkdir -p $(WORKDIR)
+	@flock --nonblock --conflict-exit-code 75 $(RUN_LOCK) $(MAKE) --no-print-directory run-locked; status=$$?; \
+	if [ $$status -eq 75 ]; then echo "make run: WORKDIR=$(WORKDIR) is in use by another 'make run' (or by jobs of a stopped run that are still finishing); wait for them to end" >&2; fi; \
+	exit $$status
+
+# Called by `run` with the OS lock held; not meant to be called directly.
+run-locked:
+	@if [ -n "$$(ls -A $(WORKDIR)/.snakemake/locks 2>/dev/null)" ]; then \
+		echo "make run: removing the lock left by an interrupted run in $(WORKDIR)"; \
+		$(BIN)/snakemake $(RUN_ARGS) --unlock >/dev/null; \
+	fi
+	$(BIN)/snakemake $(TARGETS) $(RUN_ARGS)
 
 test: setup browser
 	$(BIN)/python -m pytest -q

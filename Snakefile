@@ -10,11 +10,19 @@ configfile: "config/config.yaml"
 
 validate(config, "workflow/schemas/config.schema.yaml")
 
+from synthrisk.config import check_config
 
+check_config(config)
+
+
+# `attacker` never contains '-' (attacker names are fixed identifiers), so the rapid pattern
+# {attacker}-{sensitive} splits `logit-diag-code` into logit and diag-code: any sensitive column name
+# that a dataset schema accepts works in file names (the schema refuses '/', braces, control characters).
 wildcard_constraints:
     dataset=r"[A-Za-z0-9_]+",
     generator=r"[A-Za-z0-9_]+",
     seed=r"\d+",
+    attacker=r"[A-Za-z0-9_]+",
 
 
 # Quick jobs that read or write a few small files run in the controlling Snakemake process, not as

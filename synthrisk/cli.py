@@ -15,16 +15,22 @@ from .errors import SynthriskError
 
 
 def _add_generate(sub):
+    from .arguments import SEED, integer, number, table_path
+    from .generators.base import BUILTIN_BACKENDS
+
     p = sub.add_parser("generate", help="fit a generator on training data and write synthetic data")
     p.add_argument("--generator", required=True,
-                   help="backend name (cart, sdv, identity, independent) or NAME from --config's generators")
+                   help=f"backend name ({', '.join(sorted(BUILTIN_BACKENDS))}, or one registered in Python)")
     p.add_argument("--model", help="sdv: synthesizer class, e.g. CTGANSynthesizer")
     p.add_argument("--params", default="{}", help="JSON object of backend parameters")
     p.add_argument("--train", required=True)
     p.add_argument("--schema", required=True)
-    p.add_argument("--n", type=int, required=True)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", required=True, help=".parquet or .csv; a status .json is written beside it")
+    p.add_argument("--n", type=integer(1), required=True, help="synthetic rows (at least 1)")
+    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--timeout", type=number(0, low_open=True),
+                   help="seconds for fit + sample; the generator runs in a child process that is stopped then")
+    p.add_argument("--out", required=True, type=table_path,
+                   help=".parquet or .csv; a status .json is written beside it")
     p.add_argument("--json", action="store_true", help="print the status as JSON")
     p.set_defaults(func=_run_generate)
 
@@ -34,25 +40,32 @@ def _run_generate(args) -> dict:
 
     from .data import load_schema
     from .data.split import ROW_ID
-    from .generators.run import run_generator
+    from .errors import ConfigError
+    from .generators.run import check_training_data, run_generator
     from .io import read_table, write_json, write_table
 
     schema = load_schema(args.schema)
     train = read_table(args.train)
     train = schema.conform(train.drop(columns=[ROW_ID], errors="ignore"), what=args.train)
+    check_training_data(train, what=args.train)
     try:
         params = json.loads(args.params)
     except json.JSONDecodeError as exc:
-        raise SynthriskError(f"--params: not a JSON object: {exc}") from None
+        raise ConfigError(f"--params: not a JSON object: {exc}") from None
+    if not isinstance(params, dict):
+        raise ConfigError(f"--params: expected a JSON object such as '{{\"epochs\": 10}}', got {args.params!r}")
     spec = {"backend": args.generator, "params": params}
     if args.model:
         spec["model"] = args.model
+    if args.timeout:
+        spec["timeout"] = args.timeout
     synthetic, status = run_generator(args.generator, spec, train, schema, n=args.n, seed=args.seed)
     status.pop("traceback", None)
+    if status["status"] != "ok":
+        # Nothing is written on failure: a file on disk is a result.
+        raise SynthriskError(f"generator {args.generator!r} failed: {status['error']}")
     write_table(synthetic, args.out)
     write_json(status, Path(args.out).with_suffix(".json"))
-    if status["status"] != "ok":
-        raise SynthriskError(f"generator {args.generator!r} failed: {status['error']}")
     return status
 
 
@@ -94,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(result, str):
         print(result, end="")
     elif getattr(args, "json", False):
-        print(json.dumps(result, sort_keys=True, default=float))
+        from .io import finite_or_null
+
+        print(json.dumps(finite_or_null(result), sort_keys=True, default=str, allow_nan=False))
     else:
         for key, value in result.items():
             if not isinstance(value, (list, dict)):

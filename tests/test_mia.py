@@ -8,7 +8,7 @@ import pytest
 
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.data.simulate import simulate
-from synthrisk.errors import ConfigError, DataError
+from synthrisk.errors import ConfigError, DataError, SchemaError
 from synthrisk.generators import make_generator
 from synthrisk.mia import GowerSpace, gower_matrix, membership_attack, nearest_synthetic
 from synthrisk.mia.kde import DistanceDensity, member_probability
@@ -96,7 +96,7 @@ def test_deterministic_and_resolution_limit(population, sim_schema):
 
 def test_bad_inputs(population, sim_schema):
     m, nm = population.iloc[:100], population.iloc[100:200]
-    with pytest.raises(DataError, match="synthetic and the schema have different columns"):
+    with pytest.raises(SchemaError, match=r"synthetic: column\(s\) \['x1'\] of schema .* are missing"):
         membership_attack(m, nm, m.drop(columns="x1"), sim_schema, realistic=False)
     with pytest.raises(DataError, match="non-members is empty"):
         membership_attack(m, nm.iloc[:0], m, sim_schema, realistic=False)

@@ -9,7 +9,7 @@ import pytest
 from synthrisk.data import load_dataset
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.data.simulate import simulate
-from synthrisk.errors import ConfigError, DataError
+from synthrisk.errors import ConfigError, DataError, SchemaError
 from synthrisk.generators import make_generator
 from synthrisk.rapid import rapid
 from synthrisk.rapid.scores import at_risk, categorical_scores, class_shares, continuous_errors
@@ -99,7 +99,7 @@ def test_bad_inputs_are_named(mixed, mixed_schema):
         rapid(mixed, mixed, mixed_schema, "target", tau=1.5)
     with pytest.raises(ConfigError, match="epsilon must be > 0"):
         rapid(mixed, mixed, mixed_schema, "target", epsilon=0)
-    with pytest.raises(DataError, match=r"only in real \['cnt'\]"):
+    with pytest.raises(SchemaError, match=r"synthetic data: column\(s\) \['cnt'\] of schema .* are missing"):
         rapid(mixed, mixed.drop(columns="cnt"), mixed_schema, "target")
     with pytest.raises(DataError, match="single level"):
         rapid(mixed.assign(target="yes"), mixed, mixed_schema, "target", attacker="logit")

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthrisk.errors import DataError
+from synthrisk.errors import SchemaError
 from synthrisk.report.summary import dp_epsilon, dp_family, low_fpr_column
 from synthrisk.utility import efficacy, fidelity, utility
 
@@ -53,7 +53,7 @@ def test_continuous_target_reports_r2(sim_schema):
 
 def test_missing_column_is_named(adult_parts, adult_schema):
     train, other_real, holdout = adult_parts
-    with pytest.raises(DataError, match="synthetic data lack.*'age'"):
+    with pytest.raises(SchemaError, match=r"synthetic data: column\(s\) \['age'\] .* missing"):
         utility(train, other_real.drop(columns="age"), holdout, adult_schema)
 
 

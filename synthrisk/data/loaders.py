@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from ..errors import SchemaError
@@ -26,7 +28,13 @@ def load_raw(schema: DatasetSchema) -> pd.DataFrame:
         raise SchemaError(f"{schema.origin}: unknown builtin source {source['builtin']!r}")
     if "simulate" in source:
         return simulate(**source["simulate"])
-    return read_table(source["path"])
+    path = Path(source["path"])
+    if not path.is_absolute() and not path.exists():
+        raise SchemaError(
+            f"{schema.origin}: source.path '{path}' does not exist. A relative source.path is read from the "
+            f"working directory ({Path.cwd()}; in the workflow, the run's --directory), not from the schema "
+            "file's folder: give an absolute path, or one relative to that directory")
+    return read_table(path)
 
 
 def load_dataset(schema: DatasetSchema) -> pd.DataFrame:

@@ -11,10 +11,19 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..errors import DomainError, SchemaError
+from ..errors import DataError, DomainError, SchemaError
 
 CATEGORICAL, CONTINUOUS, INTEGER = "categorical", "continuous", "integer"
 NUMERIC_TYPES = (CONTINUOUS, INTEGER)
+#: the split files' record id column (synthrisk.data.split.ROW_ID); no data column may take it
+RESERVED_COLUMNS = ("row_id",)
+#: characters a sensitive column's name may not hold: it becomes part of output file names
+#: (results/rapid/.../{attacker}-{sensitive}.json); '/' and '\\' would make folders, braces are
+#: Snakemake's wildcard syntax, control characters break file names and logs
+PATH_BREAKING = ("/", "\\", "{", "}")
+MAX_NAME_BYTES = 200
+#: largest magnitude of a numeric value: scikit-learn's trees compute in float32, which ends here
+LARGEST_VALUE = float(np.finfo(np.float32).max)
 
 
 def _json_schema() -> dict:
@@ -45,6 +54,7 @@ class DatasetSchema:
             raise SchemaError(f"{origin}: invalid dataset schema at '{key}': {exc.message}") from None
         columns = {name: spec["type"] for name, spec in raw["columns"].items()}
         qi, sensitive = list(raw["quasi_identifiers"]), list(raw["sensitive"])
+        _check_names(columns, sensitive, origin)
         for role, names in (("quasi_identifiers", qi), ("sensitive", sensitive)):
             unknown = [c for c in names if c not in columns]
             if unknown:
@@ -111,9 +121,19 @@ class DatasetSchema:
     def conform(self, df: pd.DataFrame, what: str = "data") -> pd.DataFrame:
         """Check that `df` has exactly the schema's columns and cast them to their types.
 
-        Columns listed under `drop` are removed; any other column the schema does not know is an
-        error rather than being dropped silently. Missing values are kept as missing.
+        This is where every table enters synthrisk (generate, rapid, mia, utility, the workflow's
+        loader), so what a value may be is decided here once:
+        - columns listed under `drop` are removed from every file that has them; any other column
+          the schema does not know is an error rather than being dropped silently;
+        - a repeated column name is an error naming it;
+        - missing values are kept as missing;
+        - infinite values (inf, -inf, or numbers too large for a float) in a numeric column are an
+          error naming the column and the number of rows: no method here has a meaning for them
+          (a Gower range, a mean, a DP clip would silently turn them into NaN or drop the column).
         """
+        repeated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+        if repeated:
+            raise SchemaError(f"{what}: duplicate column name(s) {repeated}; each column needs a unique name")
         df = df.drop(columns=[c for c in self.drop if c in df.columns])
         missing = [c for c in self.columns if c not in df.columns]
         if missing:
@@ -130,6 +150,28 @@ class DatasetSchema:
             if column in self.levels:
                 _check_declared_levels(out[column], self.levels[column], f"{what}: column '{column}'")
         return out.reset_index(drop=True)
+
+    def unknown_level_shares(self, real: pd.DataFrame, synthetic: pd.DataFrame, what: str = "synthetic data",
+                             reference: str = "real data") -> dict[str, float]:
+        """Per categorical column, the share of `synthetic`'s non-missing values whose level is neither
+        in `real` nor among the declared `levels` (both conformed). A column that shares no level at
+        all with them is refused: its values are another encoding (codes for labels, say), and an
+        attack on them would be measured against nothing. Columns with no unknown level are left out."""
+        shares = {}
+        for column in self.categorical:
+            values = synthetic[column].dropna()
+            if not len(values):
+                continue
+            known = set(real[column].dropna()) | set(self.levels.get(column, []))
+            inside = values.isin(known)
+            if not inside.any():
+                raise DataError(
+                    f"{what}: categorical column '{column}' shares no level with the {reference}: "
+                    f"{what} levels {_show_levels(values)}, {reference} levels {_show_levels(pd.Series(sorted(known)))}; "
+                    "the synthetic data use another encoding: recode them to the real levels")
+            if not inside.all():
+                shares[column] = float(1.0 - inside.mean())
+        return shares
 
     def check_levels(self, df: pd.DataFrame, what: str = "data") -> None:
         """Categorical columns need at least two levels (missing counts as a level)."""
@@ -180,17 +222,63 @@ def _cast(series: pd.Series, kind: str, where: str) -> pd.Series:
         # Strings throughout, so that 1 and "1" are one level and parquet round-trips keep the type.
         values = series.astype(object)
         return values.where(values.isna(), values.astype(str)).astype(object)
-    numeric = pd.to_numeric(series, errors="coerce")
+    try:
+        numeric = pd.to_numeric(series, errors="coerce")
+    except (TypeError, ValueError, OverflowError):  # e.g. lists or other objects in a cell
+        numeric = pd.to_numeric(series.map(lambda v: v if np.ndim(v) == 0 else repr(v)), errors="coerce")
     bad = numeric.isna() & series.notna()
     if bad.any():
         examples = series[bad].astype(str).unique()[:3].tolist()
         raise SchemaError(f"{where} is declared {kind} but holds non-numeric values such as {examples}")
+    values = numeric.astype("float64")
+    infinite = np.isinf(values.to_numpy(dtype="float64", na_value=np.nan))
+    if infinite.any():
+        raise SchemaError(f"{where} holds infinite values (inf or -inf) in {int(infinite.sum())} row(s); "
+                          "synthrisk refuses them: replace them with finite values or leave the cells empty "
+                          "(missing)")
+    with np.errstate(invalid="ignore"):
+        huge = np.abs(values.to_numpy(dtype="float64", na_value=np.nan)) > LARGEST_VALUE
+    if huge.any():
+        raise SchemaError(f"{where} holds values beyond +-{LARGEST_VALUE:.3g} in {int(huge.sum())} row(s), such as "
+                          f"{values[huge].iloc[0]:g}; the attack models compute in 32-bit floats, which end there: "
+                          "rescale the column (e.g. other units)")
     if kind == INTEGER:
-        finite = numeric.dropna()
+        finite = values.dropna()
         if not np.allclose(finite, np.round(finite)):
             raise SchemaError(f"{where} is declared integer but holds fractional values")
-        return numeric.round().astype("Int64")
-    return numeric.astype("float64")
+        if len(finite) and float(np.abs(finite).max()) >= 2.0**63:
+            raise SchemaError(f"{where} is declared integer but holds values beyond the 64-bit integer range "
+                              f"(such as {float(finite.abs().max()):g}); declare it continuous or rescale it")
+        if numeric.dtype.kind in "iu" or str(numeric.dtype) in ("Int64", "Int32", "Int16", "Int8"):
+            return numeric.astype("Int64")  # exact: no detour through float
+        return values.round().astype("Int64")
+    return values
+
+
+def _show_levels(values: pd.Series, limit: int = 10) -> str:
+    levels = sorted({str(v) for v in values.unique()})
+    shown = ", ".join(repr(v) for v in levels[:limit])
+    return f"[{shown}{f', ... ({len(levels)} levels)' if len(levels) > limit else ''}]"
+
+
+def _check_names(columns: dict, sensitive: list[str], origin: str) -> None:
+    """Names that cannot work end to end are refused here, with the reason."""
+    for name in columns:
+        if name in RESERVED_COLUMNS:
+            raise SchemaError(f"{origin}: column name '{name}' is reserved for the split files' record ids; "
+                              "rename the column")
+        if not str(name).strip():
+            raise SchemaError(f"{origin}: a column name is empty or blank; give every column a name")
+    for name in sensitive:
+        bad = [c for c in PATH_BREAKING if c in name] + [repr(c) for c in name if ord(c) < 32 or ord(c) == 127]
+        if bad:
+            raise SchemaError(
+                f"{origin}: sensitive column '{name}' contains {bad}: a sensitive column's name becomes part "
+                "of output file names (results/rapid/.../{attacker}-{sensitive}.json), so it may not hold "
+                "'/', '\\', '{', '}' or control characters; rename the column")
+        if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+            raise SchemaError(f"{origin}: sensitive column '{name[:40]}...' has a name longer than {MAX_NAME_BYTES} "
+                              "bytes, too long for the output file names it becomes part of; shorten it")
 
 
 def load_schema(path: str | Path) -> DatasetSchema:

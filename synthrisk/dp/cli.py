@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 
+from ..arguments import SEED, integer, number
+
+
 def add_command(sub) -> None:
     p = sub.add_parser("dp", help="noise-calibrated inference from DP sufficient statistics")
     p.add_argument("--data", required=True, help="CSV or Parquet table")
     p.add_argument("--family", required=True, choices=["gaussian", "logistic", "poisson"])
-    p.add_argument("--epsilon", required=True, type=float)
-    p.add_argument("--delta", required=True, type=float)
-    p.add_argument("--clip", required=True, type=float, help="l2 bound B on each record's statistic")
+    p.add_argument("--epsilon", required=True, type=number(0, low_open=True), help="privacy budget > 0")
+    p.add_argument("--delta", required=True, type=number(0, 1, low_open=True, high_open=True), help="in (0, 1)")
+    p.add_argument("--clip", required=True, type=number(0, low_open=True),
+                   help="l2 bound B > 0 on each record's statistic")
     p.add_argument("--response", help="column modelled (default: the only column for gaussian)")
     p.add_argument("--covariates", help="comma-separated categorical covariates (regressions; default: all "
                                         "other columns)")
@@ -17,8 +21,9 @@ def add_command(sub) -> None:
                                     "covariates (required for categorical columns unless --domain from_data)")
     p.add_argument("--domain", choices=["public", "from_data"], default="public",
                    help="from_data: read levels from the data; the result is then NOT DP and marked so")
-    p.add_argument("--bootstrap", type=int, default=200, help="parametric-bootstrap draws")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bootstrap", type=integer(20), default=200,
+                   help="parametric-bootstrap draws (at least 20)")
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--reference", action="store_true",
                    help="also print the non-private MLE and interval (NOT private: for checking only)")
     p.add_argument("--json", action="store_true")

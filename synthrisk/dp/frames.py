@@ -63,6 +63,12 @@ def _response(frame: pd.DataFrame, column: str, family: str, levels: dict | None
     if numeric.isna().any():
         raise DataError(f"{family} family: response {column!r} must be numeric")
     y = numeric.to_numpy(float)
+    infinite = int(np.sum(~np.isfinite(y)))
+    if infinite:
+        # The same rule as schema conformance (synthrisk.data.schema): no method has a meaning for
+        # an infinite value, and clipping would turn it into NaN estimates.
+        raise DataError(f"response column {column!r} holds infinite values (inf or -inf) in {infinite} row(s); "
+                        "synthrisk refuses them: replace them with finite values or drop those rows")
     if family == "poisson" and (np.any(y < 0) or np.any(y != np.round(y))):
         raise DataError(f"poisson family: response {column!r} must hold non-negative integers")
     return y, {}

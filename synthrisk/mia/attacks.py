@@ -85,16 +85,13 @@ def _strip(metrics: dict) -> dict:
 
 
 def _check(frames: dict[str, pd.DataFrame], schema: DatasetSchema) -> dict[str, pd.DataFrame]:
-    reference = set(schema.columns)
+    """Each file conformed to the schema (which names its missing or unknown columns and drops the
+    schema's `drop` columns from whichever file has them)."""
     out = {}
     for name, frame in frames.items():
-        columns = set(frame.columns) - {ROW_ID}
-        if columns != reference:
-            raise DataError(f"{name} and the schema have different columns: missing {sorted(reference - columns)}, "
-                            f"extra {sorted(columns - reference)}")
-        if len(frame) == 0:
-            raise DataError(f"{name} is empty: the attack needs records there")
         out[name] = schema.conform(frame.drop(columns=[ROW_ID], errors="ignore"), what=name)
+        if len(out[name]) == 0:
+            raise DataError(f"{name} is empty: the attack needs records there")
     return out
 
 
@@ -252,8 +249,10 @@ def membership_attack(
     hard labels whenever the member share is not one half; pass 0.5 to match it.
     """
     thresholds = [float(t) for t in thresholds]
-    if not thresholds or min(thresholds) < 0 or max(thresholds) > 1:
+    if not thresholds or not all(0 <= t <= 1 for t in thresholds):
         raise ConfigError(f"mia thresholds must lie in [0, 1], got {thresholds}")
+    if prior is not None and not 0 < prior < 1:
+        raise ConfigError(f"prior must lie strictly between 0 and 1, got {prior}")
     if not 0 <= aux_member_fraction <= 1:
         raise ConfigError(f"aux_member_fraction must lie in [0, 1], got {aux_member_fraction}")
     if min_attack_members < 2:
@@ -265,6 +264,9 @@ def membership_attack(
         frames["aux"] = aux
     typed = _check(frames, schema)
     has_aux = "aux" in typed
+    real_parts = [typed[k] for k in ("members", "non-members", "aux") if k in typed]
+    unknown_levels = schema.unknown_level_shares(pd.concat(real_parts, ignore_index=True), typed["synthetic"],
+                                                 what="synthetic", reference="real records")
     target, share_rule = resolve_member_share(member_share, len(members), population_size)
 
     n_aux = len(typed["aux"]) if realistic else 0
@@ -355,6 +357,7 @@ def membership_attack(
                "aux_member_share": float(plan.n_aux_members / n_aux) if n_aux else None,
                "aux_members_disjoint_from_attack_set": True,
                "design_notes": list(plan.notes),
+               "unknown_level_share": unknown_levels,
                "exact_copy_share_members": float(np.mean(d_m <= 1e-12)),
                "exact_copy_share_non_members": float(np.mean(d_nm <= 1e-12)),
                "median_distance_members": float(np.median(d_m)),

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 
+from ..arguments import SEED, integer, number, number_list, number_or_choice, table_path
+from .attacks import MEMBER_SHARE_RULES
+
+
 def add_command(sub) -> None:
     p = sub.add_parser("mia", help="membership inference (KDE attacks and the threshold baseline)")
     p.add_argument("--members", required=True, help="records the generator was trained on")
@@ -11,40 +15,31 @@ def add_command(sub) -> None:
     p.add_argument("--schema", required=True)
     p.add_argument("--aux", help="attacker's auxiliary non-member records (enables the realistic attack and "
                    "Method 1's label-free threshold)")
-    p.add_argument("--aux-member-fraction", type=float, default=0.5,
+    p.add_argument("--aux-member-fraction", type=number(0, 1), default=0.5,
                    help="share of the realistic attack's aux set made of members not scored (default 0.5)")
-    p.add_argument("--member-share", help="attack set's member share: a number in (0, 1), 'sampling_fraction' "
+    p.add_argument("--member-share", type=number_or_choice(MEMBER_SHARE_RULES, 0, 1), help="attack set's member share: a number in (0, 1), 'sampling_fraction' "
                    "(El Emam et al.: members / --population-size) or 'all' (no subsampling; the default "
                    "without --population-size)")
-    p.add_argument("--population-size", type=int,
+    p.add_argument("--population-size", type=integer(2),
                    help="rows of the population the members were drawn from (sets the sampling fraction)")
-    p.add_argument("--min-attack-members", type=int, default=20,
+    p.add_argument("--min-attack-members", type=integer(2), default=20,
                    help="fewest members scored even when the share asks for fewer (default 20)")
-    p.add_argument("--thresholds", help="comma-separated τ grid in [0, 1]")
-    p.add_argument("--prior", type=float, help="P(member) in the posterior (default: the attack set's member share)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--records", help="write the per-record table here")
+    p.add_argument("--thresholds", type=number_list(0, 1), help="comma-separated τ grid in [0, 1]")
+    p.add_argument("--prior", type=number(0, 1, low_open=True, high_open=True),
+                   help="P(member) in the posterior, in (0, 1) (default: the attack set's member share)")
+    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--records", type=table_path, help="write the per-record table here (.csv or .parquet)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
 
 def run(args) -> dict:
     from ..data import load_schema
-    from ..errors import ConfigError
     from ..io import read_table, write_table
     from .attacks import DEFAULT_THRESHOLDS, membership_attack
 
-    try:
-        thresholds = [float(t) for t in args.thresholds.split(",")] if args.thresholds else DEFAULT_THRESHOLDS
-    except ValueError:
-        raise ConfigError(f"--thresholds: expected comma-separated numbers, got {args.thresholds!r}") from None
+    thresholds = args.thresholds or DEFAULT_THRESHOLDS
     share = args.member_share
-    if share is not None and share not in ("sampling_fraction", "all"):
-        try:
-            share = float(share)
-        except ValueError:
-            raise ConfigError(f"--member-share: expected a number, 'sampling_fraction' or 'all', "
-                              f"got {share!r}") from None
     result = membership_attack(
         read_table(args.members), read_table(args.non_members), read_table(args.synthetic),
         load_schema(args.schema), aux=read_table(args.aux) if args.aux else None,

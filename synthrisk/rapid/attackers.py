@@ -104,6 +104,19 @@ def make_attacker(attacker: str, schema, features: list[str], categorical_target
     return Pipeline([("prep", prep), ("model", model)])
 
 
+def informative_features(train: pd.DataFrame, schema, features: list[str], what: str = "synthetic data") -> list[str]:
+    """`features` less the numeric ones that have no value at all in `train` (the attacker's or
+    model's training data): they carry no information, and gradient boosting cannot even bin them.
+    An error naming them when nothing is left."""
+    kept = [c for c in features if schema.is_categorical(c) or train[c].notna().any()]
+    if not kept:
+        from ..errors import DataError
+
+        raise DataError(f"{what}: the feature column(s) {features} have no values at all; a model trained on "
+                        "them has nothing to learn from")
+    return kept
+
+
 def model_frame(frame: pd.DataFrame, schema, features: list[str]) -> pd.DataFrame:
     """Quasi-identifiers as the pipelines expect them: strings with a missing level, floats with NaN."""
     out = {}

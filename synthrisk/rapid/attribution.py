@@ -23,9 +23,20 @@ def _groups(series: pd.Series, categorical: bool, bins: int) -> pd.Series:
     if categorical:
         return series.astype(object).where(series.notna(), "(missing)").astype(str)
     values = series.astype("float64")
-    labels = pd.qcut(values, q=bins, duplicates="drop")
-    out = labels.astype(str)
-    return out.where(values.notna(), "(missing)")
+    out = pd.Series("(missing)", index=series.index, dtype=object)
+    present = values.notna()
+    if present.any():
+        known = values[present]
+        if known.nunique() == 1:  # one value: one group (qcut would make no bin at all)
+            out[present] = f"{known.iloc[0]:g}"
+        else:
+            try:
+                out[present] = pd.qcut(known, q=bins, duplicates="drop").astype(str)
+            except ValueError:  # qcut's label rounding breaks on edges such as 1e-307: same bins by hand
+                edges = np.unique(np.quantile(known, np.linspace(0, 1, bins + 1)))
+                index = np.clip(np.searchsorted(edges, known.to_numpy(), side="left") - 1, 0, len(edges) - 2)
+                out[present] = [f"({edges[i]:.3g}, {edges[i + 1]:.3g}]" for i in index]
+    return out
 
 
 def attribute_risk(real: pd.DataFrame, flags: np.ndarray, schema: DatasetSchema,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..arguments import SEED, integer, number, table_path
 from .attackers import ATTACKERS
 from .core import DEFAULT_NULL_REFITS
 from .scores import CATEGORICAL_METHODS, CONTINUOUS_ERRORS
@@ -14,17 +15,20 @@ def add_command(sub) -> None:
     p.add_argument("--schema", required=True)
     p.add_argument("--sensitive", help="sensitive column (default: the schema's first)")
     p.add_argument("--attacker", default="rf", choices=ATTACKERS)
-    p.add_argument("--tau", type=float, default=0.3)
-    p.add_argument("--epsilon", type=float, default=0.1)
+    p.add_argument("--tau", type=number(0, 1), default=0.3, help="categorical threshold in [0, 1] (default 0.3)")
+    p.add_argument("--epsilon", type=number(0, low_open=True), default=0.1,
+                   help="continuous tolerance > 0 (default 0.1)")
     p.add_argument("--method", default="rcs_marginal", choices=CATEGORICAL_METHODS)
     p.add_argument("--error", default="relative", choices=CONTINUOUS_ERRORS)
-    p.add_argument("--n-trees", type=int, default=500)
-    p.add_argument("--permutations", type=int, default=199)
-    p.add_argument("--null-refits", type=int, default=DEFAULT_NULL_REFITS,
+    p.add_argument("--n-trees", type=integer(1), default=500, help="trees of the forest (at least 1)")
+    p.add_argument("--permutations", type=integer(0), default=199,
+                   help="permutations of the chance test (0: no test)")
+    p.add_argument("--null-refits", type=integer(0), default=DEFAULT_NULL_REFITS,
                    help="refits on synthetic data with the sensitive column permuted, for an attacker that "
                         "passes the label-permutation test (0: that test alone)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--records", help="write the per-record table (row_id, score, at_risk) here")
+    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--records", type=table_path,
+                   help="write the per-record table (row_id, score, at_risk) here (.csv or .parquet)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 

@@ -14,7 +14,8 @@ from ..data.encoding import numeric_values
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
-from .attackers import CALIBRATED, CALIBRATION_FOLDS, base_attacker, make_attacker, model_frame
+from .attackers import (CALIBRATED, CALIBRATION_FOLDS, base_attacker, informative_features, make_attacker,
+                        model_frame)
 from .attribution import attribute_risk
 from .scores import (CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores,
                      class_shares, continuous_errors)
@@ -113,6 +114,8 @@ class RapidResult:
     curve: pd.DataFrame       # columns: threshold, rapid
     records: pd.DataFrame     # row_id, score, at_risk (no raw values)
     attribution: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # share of synthetic values per categorical column whose level the real data do not have
+    unknown_level_share: dict = field(default_factory=dict)
     p_value_labels: float | None = None   # label-permutation test (attacker's function fixed)
     p_value_refit: float | None = None    # refit null (sensitive column permuted in the synthetic data)
     n_null_refits: int = 0
@@ -169,6 +172,7 @@ class RapidResult:
             "base_attacker": base_attacker(self.attacker), "calibrated": self.attacker.endswith(CALIBRATED),
             "curve": [{name: float(t), "rapid": float(r)}
                       for t, r in zip(self.curve["threshold"], self.curve["rapid"])],
+            "unknown_level_share": dict(self.unknown_level_share),
         }
 
 
@@ -177,19 +181,25 @@ def _check_inputs(real, synthetic, schema: DatasetSchema, sensitive: str):
         raise ConfigError(f"sensitive attribute '{sensitive}' is not a column of schema {schema.origin}")
     if sensitive in schema.quasi_identifiers:
         raise ConfigError(f"'{sensitive}' is a quasi-identifier in {schema.origin}; the attacker already knows it")
-    real_cols = [c for c in real.columns if c != ROW_ID]
-    syn_cols = [c for c in synthetic.columns if c != ROW_ID]
-    if set(real_cols) != set(syn_cols):
-        raise DataError(
-            "real and synthetic data have different columns: only in real "
-            f"{sorted(set(real_cols) - set(syn_cols))}, only in synthetic {sorted(set(syn_cols) - set(real_cols))}"
-        )
     row_ids = real[ROW_ID].to_numpy() if ROW_ID in real else np.arange(len(real))
+    # Conformance names missing and unknown columns per file and drops the schema's `drop` columns
+    # from whichever file has them.
     real = schema.conform(real.drop(columns=[ROW_ID], errors="ignore"), what="real data")
     synthetic = schema.conform(synthetic.drop(columns=[ROW_ID], errors="ignore"), what="synthetic data")
     if len(real) == 0 or len(synthetic) == 0:
         raise DataError(f"RAPID needs records: real has {len(real)}, synthetic {len(synthetic)}")
-    return real, synthetic, row_ids
+    unknown = schema.unknown_level_shares(real, synthetic)
+    if not schema.is_categorical(sensitive):
+        # A missing value is no value to infer (real) or to learn from (synthetic).
+        if real[sensitive].isna().all():
+            raise DataError(f"real data: continuous sensitive attribute '{sensitive}' is missing in all "
+                            f"{len(real)} records: RAPID is undefined (there is no true value to infer); "
+                            "attack another attribute or supply its values")
+        if synthetic[sensitive].isna().all():
+            raise DataError(f"synthetic data: continuous sensitive attribute '{sensitive}' is missing in all "
+                            f"{len(synthetic)} records: the attacker has no value to learn from, so RAPID is "
+                            "undefined; check the generator's output")
+    return real, synthetic, row_ids, unknown
 
 
 def rapid(
@@ -211,15 +221,24 @@ def rapid(
     """
     if not 0.0 <= tau <= 1.0:
         raise ConfigError(f"tau must be in [0, 1], got {tau}")
-    if not epsilon > 0:
-        raise ConfigError(f"epsilon must be > 0, got {epsilon}")
-    real, synthetic, row_ids = _check_inputs(real, synthetic, schema, sensitive)
+    if not (epsilon > 0 and np.isfinite(epsilon)):
+        raise ConfigError(f"epsilon must be > 0 and finite, got {epsilon}")
+    if isinstance(n_permutations, bool) or int(n_permutations) != n_permutations or n_permutations < 0:
+        raise ConfigError(f"permutations must be an integer >= 0, got {n_permutations}")
+    if isinstance(n_trees, bool) or int(n_trees) != n_trees or n_trees < 1:
+        raise ConfigError(f"n_trees must be an integer >= 1, got {n_trees}")
+    if isinstance(null_refits, bool) or int(null_refits) != null_refits or null_refits < 0:
+        raise ConfigError(f"null_refits must be an integer >= 0, got {null_refits}")
+    real, synthetic, row_ids, unknown = _check_inputs(real, synthetic, schema, sensitive)
     categorical = schema.is_categorical(sensitive)
     if categorical and method not in CATEGORICAL_METHODS:
         raise ConfigError(f"method {method!r} unknown; choose one of {list(CATEGORICAL_METHODS)}")
     if not categorical and error not in CONTINUOUS_ERRORS:
         raise ConfigError(f"error {error!r} unknown; choose one of {list(CONTINUOUS_ERRORS)}")
-    features = list(schema.quasi_identifiers)
+    # A numeric quasi-identifier with no value in the synthetic records the attacker learns from
+    # (for a continuous target: those with a value of it) teaches it nothing: left out.
+    learning = synthetic if categorical else synthetic[synthetic[sensitive].notna()]
+    features = informative_features(learning, schema, list(schema.quasi_identifiers))
     x_syn, x_real = model_frame(synthetic, schema, features), model_frame(real, schema, features)
     rng = np.random.default_rng(seed)
 
@@ -246,6 +265,8 @@ def rapid(
     flags = at_risk(scores, threshold, categorical)
     n_at_risk = int(flags.sum())
     low, high = proportion_confint(n_at_risk, len(flags), alpha=0.05, method="wilson")
+    # Wilson's bounds at 0 or n are the point estimate up to rounding (1 - 1e-16): keep it inside.
+    low, high = min(low, n_at_risk / len(flags)), max(high, n_at_risk / len(flags))
     curve = pd.DataFrame({
         "threshold": THRESHOLD_GRID,
         "rapid": [float(at_risk(scores, t, categorical).mean()) for t in THRESHOLD_GRID],
@@ -283,7 +304,7 @@ def rapid(
         kind="categorical" if categorical else "continuous", method=method_name,
         threshold=float(threshold), p_value=p_value, n_permutations=n_permutations, rapid_null=rapid_null,
         curve=curve, records=records, p_value_labels=p_labels, p_value_refit=p_refit,
-        n_null_refits=n_refits, rapid_null_refit=refit_null,
+        n_null_refits=n_refits, rapid_null_refit=refit_null, unknown_level_share=unknown,
     )
     if attribution:
         result.attribution = attribute_risk(real, flags, schema)

@@ -47,6 +47,7 @@ def utility_table(utility: pd.DataFrame) -> pd.DataFrame:
     ok = utility[utility["status"] == "ok"] if len(utility) else utility
     if ok.empty:
         return pd.DataFrame(columns=PAIR + [f"{c}_{s}" for c in columns for s in ("mean", "sd")])
+    ok = ok.astype({c: float for c in columns})  # null (undefined) in the JSON -> NaN
     table = ok.groupby(PAIR)[columns].agg(["mean", "std"])
     table.columns = [f"{c}_{'mean' if s == 'mean' else 'sd'}" for c, s in table.columns]
     return table.reset_index()

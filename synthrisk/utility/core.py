@@ -25,17 +25,26 @@ class UtilityResult:
         return float(np.nanmean(headline["ratio"])) if len(headline) else float("nan")
 
     def to_json(self) -> dict:
-        return {**self.fidelity, "efficacy_ratio": self.efficacy_ratio,
-                "efficacy": self.efficacy.to_dict("records")}
+        """Undefined numbers (a ratio to a real score of 0, SDMetrics' pair trends with nothing to
+        compare) are null, never NaN."""
+        from ..io import finite_or_null
+
+        return finite_or_null({**self.fidelity, "efficacy_ratio": self.efficacy_ratio,
+                               "efficacy": self.efficacy.to_dict("records")})
 
 
 def utility(real_train: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame,
             schema: DatasetSchema, seed: int = 0) -> UtilityResult:
+    from ..data.split import ROW_ID
+
+    typed = []
     for what, frame in (("real members", real_train), ("synthetic data", synthetic), ("holdout", holdout)):
-        missing = [c for c in schema.columns if c not in frame.columns]
-        if missing:
-            raise DataError(f"{what} lack the schema's column(s) {missing} (schema {schema.origin})")
+        frame = schema.conform(frame.drop(columns=[ROW_ID], errors="ignore"), what=what)
         if frame.empty:
             raise DataError(f"{what} are empty; utility needs rows to train and test on")
+        typed.append(frame)
+    real_train, synthetic, holdout = typed
+    schema.unknown_level_shares(pd.concat([real_train, holdout], ignore_index=True), synthetic,
+                                reference="real records")
     return UtilityResult(efficacy(real_train, synthetic, holdout, schema, seed=seed),
                          fidelity(real_train, synthetic, schema))

@@ -19,29 +19,37 @@ from ..rapid.attackers import make_attacker, model_frame
 
 
 def _fit(train: pd.DataFrame, schema: DatasetSchema, target: str, features: list[str], seed: int):
+    """(model, the features it uses). Numeric features without a value in the rows the model learns
+    from carry nothing (gradient boosting cannot even bin them) and are left out; with no feature
+    left, or fewer than two target values, the model is a dummy that predicts the marginal."""
+    categorical = schema.is_categorical(target)
+    rows = train if categorical else train[train[target].notna()]
+    features = [c for c in features if schema.is_categorical(c) or rows[c].notna().any()]
     X = model_frame(train, schema, features)
-    if schema.is_categorical(target):
+    if categorical:
         y = category_strings(train[target])
-        if len(np.unique(y)) < 2:
+        if len(np.unique(y)) < 2 or not features:
             # A generator that collapsed the target to one level: the best any model can do is
             # predict that level, which a dummy does without tripping over a one-class fit.
-            return DummyClassifier(strategy="prior").fit(X, y)
+            return DummyClassifier(strategy="prior").fit(X, y), features
     else:
         y = numeric_values(train[[target]])[:, 0]
         keep = ~np.isnan(y)
-        if keep.sum() < 2:
+        if keep.sum() < 2 or not features:
             # Too few synthetic values to learn from: predict their mean (0 when there are none).
             constant = float(y[keep].mean()) if keep.any() else 0.0
-            return DummyRegressor(strategy="constant", constant=constant).fit(X, np.full(len(X), constant))
+            return DummyRegressor(strategy="constant", constant=constant).fit(X, np.full(len(X), constant)), features
         X, y = X[keep], y[keep]
-    return make_attacker("gbm", schema, features, schema.is_categorical(target), seed=seed).fit(X, y)
+    return make_attacker("gbm", schema, features, categorical, seed=seed).fit(X, y), features
 
 
-def _score(model, test: pd.DataFrame, schema: DatasetSchema, target: str, features: list[str]) -> dict:
+def _score(model, features: list[str], test: pd.DataFrame, schema: DatasetSchema, target: str) -> dict:
     X = model_frame(test, schema, features)
     if not schema.is_categorical(target):
         y = numeric_values(test[[target]])[:, 0]
         keep = ~np.isnan(y)
+        if keep.sum() < 2:  # R² needs at least two holdout values: undefined otherwise
+            return {"r2": float("nan")}
         prediction = model.predict(X[keep])
         return {"r2": float(r2_score(y[keep], prediction))}
     y = category_strings(test[target])
@@ -68,7 +76,7 @@ def efficacy(real_train: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.Data
     rows = []
     for target in targets or schema.sensitive:
         features = [c for c in schema.columns if c != target]
-        scores = {source: _score(_fit(train, schema, target, features, seed), holdout, schema, target, features)
+        scores = {source: _score(*_fit(train, schema, target, features, seed), holdout, schema, target)
                   for source, train in (("synthetic", synthetic), ("real", real_train))}
         for metric, real_value in scores["real"].items():
             synthetic_value = scores["synthetic"][metric]

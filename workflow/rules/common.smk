@@ -60,12 +60,11 @@ RAPID_SIMULATION = {
 }
 
 
-def _dataset_schema_roles(dataset):
-    import yaml
+def dataset_schema_object(dataset):
+    """The dataset's schema, validated (errors name the schema file and the key to fix)."""
+    from synthrisk.data import load_schema
 
-    with open(schema_path(dataset)) as handle:
-        raw = yaml.safe_load(handle)
-    return raw["sensitive"], raw["columns"]
+    return load_schema(schema_path(dataset))
 
 
 def rapid_targets(dataset):
@@ -73,9 +72,9 @@ def rapid_targets(dataset):
     attackers only for categorical targets, linear only for continuous ones)."""
     from synthrisk.rapid.attackers import applicable
 
-    sensitives, columns = _dataset_schema_roles(dataset)
-    return [(attacker, sensitive) for sensitive in sensitives for attacker in RAPID_ATTACKERS
-            if applicable(attacker, columns[sensitive]["type"] == "categorical")]
+    schema = dataset_schema_object(dataset)
+    return [(attacker, sensitive) for sensitive in schema.sensitive for attacker in RAPID_ATTACKERS
+            if applicable(attacker, schema.is_categorical(sensitive))]
 
 
 def all_rapid_runs():

@@ -1,0 +1,28 @@
+"""Checks of a workflow config that its JSON schema cannot express (called by the Snakefile after
+`snakemake.utils.validate`, which applies workflow/schemas/config.schema.yaml and its ranges)."""
+
+from __future__ import annotations
+
+import math
+
+from .errors import ConfigError
+
+
+def non_finite_keys(value, key: str = "") -> list[str]:
+    """Keys (as a/b/0 paths) of every NaN or infinite number in a parsed config. YAML reads `.nan`
+    and `.inf` as floats, and JSON schema's minimum/maximum let NaN through (every comparison
+    with NaN is false)."""
+    if isinstance(value, dict):
+        return [k for name, item in value.items() for k in non_finite_keys(item, f"{key}/{name}" if key else str(name))]
+    if isinstance(value, (list, tuple)):
+        return [k for i, item in enumerate(value) for k in non_finite_keys(item, f"{key}/{i}")]
+    if isinstance(value, float) and not math.isfinite(value):
+        return [key or "(top level)"]
+    return []
+
+
+def check_config(config: dict) -> None:
+    bad = non_finite_keys(config)
+    if bad:
+        raise ConfigError(f"config: {', '.join(repr(k) for k in bad)} must be finite numbers (got NaN or "
+                          "infinity); set a finite value")
