@@ -33,10 +33,12 @@ def test_default_config_brackets_the_risk(tmp_path):
         assert true[(dataset, "identity")] > 0.97  # Adult has duplicate records, hence not exactly 1
         assert abs(true[(dataset, "independent")] - 0.5) < 0.04
     assert (tmp_path / "results/tables/rapid_simulation.csv").exists()
-    # DP synthetic data: less privacy budget, less attribute-inference risk; no membership signal.
+    # DP synthetic data: attribute inference stays below releasing the members (RAPID also counts
+    # the population-level inference that the two-way marginals carry at any epsilon, so it need
+    # not fall with epsilon); no membership signal.
     for (dataset, sensitive), rows in rapid_max.groupby(["dataset", "sensitive"]):
         by = rows.set_index("generator")["excess_mean"]
-        assert by["mst_eps1"] <= by["mst_eps10"] + 0.01, (dataset, sensitive)
+        assert max(by["mst_eps1"], by["mst_eps10"]) < by["identity"], (dataset, sensitive)
     for dataset in ("adult", "simulation"):
         for generator in ("mst_eps1", "mst_eps10"):
             assert abs(true[(dataset, generator)] - 0.5) < 0.04, (dataset, generator)

@@ -85,7 +85,7 @@ def rapid_max_table(runs: pd.DataFrame) -> pd.DataFrame:
             verdict = NO_ATTACKER
         else:
             verdict = "beats chance" if k == n else f"beats chance in {k}/{n} seeds"
-            if beat["null_test"].eq("labels").any():
+            if beat["null_test"].ne("labels + refit").any():  # no refits, or a point refit null
                 verdict += " (label-permutation test only)"
         rows.append({
             **dict(zip(TARGET, key)),
