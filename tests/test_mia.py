@@ -270,7 +270,9 @@ def test_tables_name_every_tau_rule(tmp_path, with_ids, sim_schema):
     assert set(table.index) == {"kde_true", "kde_realistic", "kde_realistic_oracle_tau", "method1",
                                 "method1_oracle_tau"}
     for attack, rule in table["tau_rule"].items():
-        assert rule.startswith("oracle" if attack.endswith("_oracle_tau") else "label-free:"), (attack, rule)
+        expected = ("oracle" if attack.endswith("_oracle_tau") else
+                    "true distribution" if attack == "kde_true" else "label-free:")  # kde_true is fitted on labels
+        assert rule.startswith(expected), (attack, rule)
     assert table["member_share"].round(3).eq(round(1 / 6, 3)).all() and "member_share_target" in table
     assert (table.loc["method1_oracle_tau", "f1_mean"] >= table.loc["method1", "f1_mean"] - 1e-12)
     summary = best_f1(grid, summarise(runs))
