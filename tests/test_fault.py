@@ -2,6 +2,7 @@
 the attack jobs, rerun the README's command unchanged, and check that it recovers by itself (the
 stale Snakemake lock and the killed jobs' incomplete outputs) and that every output file reads."""
 
+import contextlib
 import json
 import os
 import signal
@@ -45,6 +46,16 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def _session_alive(session: int) -> bool:
+    """Whether any process is left in the process group `session` (the killed run's)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if os.getpgid(int(entry.name)) == session:
+                    return True
+    return False
+
+
 def attack_jobs_started(workdir: Path) -> bool:
     logs = workdir / "results/logs"
     return any((logs / stage).rglob("*.log") for stage in ("rapid", "mia")) if logs.exists() else False
@@ -68,11 +79,17 @@ def test_killed_run_recovers_with_the_readme_command(tmp_path):
     assert first.poll() is None, "the run ended before it could be killed"
     processes = [first.pid] + descendants(first.pid)  # make, flock, make, Snakemake, its running jobs
     assert len(processes) >= 5, processes
-    for pid in processes:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    # Kill the whole session (a job Snakemake starts between listing and killing would otherwise
+    # survive, hold the run's OS lock and make the rerun wait), then anything left, until none is.
+    for _ in range(50):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(first.pid, signal.SIGKILL)
+        for pid in [first.pid] + descendants(first.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.1)
+        if first.poll() is not None and not descendants(first.pid) and not _session_alive(first.pid):
+            break
     first.wait()
     assert any((workdir / ".snakemake/locks").iterdir()), "the kill left no Snakemake lock to recover from"
 
