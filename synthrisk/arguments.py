@@ -36,31 +36,29 @@ def _check_range(value, low, high, low_open, high_open, kind: str, text: str):
     return value
 
 
+def _range_parser(convert, kind: str, low, high, low_open: bool, high_open: bool):
+    """An argparse type: `convert` the text, then check it lies in the interval."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {'an' if kind == 'integer' else 'a'} {kind}, got {text!r}") from None
+        return _check_range(value, low, high, low_open, high_open, kind, text)
+
+    parse.__name__ = kind
+    return parse
+
+
 def integer(low: int | None = None, high: int | None = None):
     """An int in [low, high] (either end may be open-ended)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        return _check_range(value, low, high, False, False, "integer", text)
-
-    parse.__name__ = "integer"
-    return parse
+    return _range_parser(int, "integer", low, high, False, False)
 
 
 def number(low: float | None = None, high: float | None = None, low_open: bool = False,
            high_open: bool = False):
     """A finite float in the interval; `low_open`/`high_open` exclude the end points."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        return _check_range(value, low, high, low_open, high_open, "number", text)
-
-    parse.__name__ = "number"
-    return parse
+    return _range_parser(float, "number", low, high, low_open, high_open)
 
 
 def number_list(low: float | None = None, high: float | None = None):

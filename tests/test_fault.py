@@ -56,17 +56,23 @@ def _session_alive(session: int) -> bool:
     return False
 
 
+@pytest.fixture
+def workdir(tmp_path) -> Path:
+    """An empty run directory for `make run` (skipped without the project's environment)."""
+    if not (VENV / "bin/snakemake").exists():
+        pytest.skip(f"no snakemake in {VENV}")
+    path = tmp_path / "run"
+    path.mkdir()
+    return path
+
+
 def attack_jobs_started(workdir: Path) -> bool:
     logs = workdir / "results/logs"
     return any((logs / stage).rglob("*.log") for stage in ("rapid", "mia")) if logs.exists() else False
 
 
 @pytest.mark.slow
-def test_killed_run_recovers_with_the_readme_command(tmp_path):
-    if not (VENV / "bin/snakemake").exists():
-        pytest.skip(f"no snakemake in {VENV}")
-    workdir = tmp_path / "run"
-    workdir.mkdir()
+def test_killed_run_recovers_with_the_readme_command(tmp_path, workdir):
     config = tiny_config(tmp_path, generators={"cart": {"backend": "cart"}, "independent": {"backend": "independent"}})
 
     first = make_run(workdir, config, start_new_session=True)
@@ -113,12 +119,8 @@ def test_killed_run_recovers_with_the_readme_command(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_second_run_in_the_same_workdir_is_refused(tmp_path):
+def test_a_second_run_in_the_same_workdir_is_refused(tmp_path, workdir):
     """The lock that lets `make run` remove a stale Snakemake lock also keeps two runs apart."""
-    if not (VENV / "bin/snakemake").exists():
-        pytest.skip(f"no snakemake in {VENV}")
-    workdir = tmp_path / "run"
-    workdir.mkdir()
     holder = subprocess.Popen(["flock", str(workdir / ".synthrisk-run.lock"), "sleep", "60"])
     try:
         time.sleep(0.5)
