@@ -1,4 +1,4 @@
-"""synthrisk: load -> split -> generate -> attack (RAPID, MIA) and DP experiments -> report."""
+"""synthrisk: load -> split -> generate -> measure (attacks, utility) and DP experiments -> report."""
 
 from snakemake.utils import min_version, validate
 
@@ -15,25 +15,22 @@ from synthrisk.config import check_config
 check_config(config)
 
 
-# `attacker` never contains '-' (attacker names are fixed identifiers), so the rapid pattern
-# {attacker}-{sensitive} splits `logit-diag-code` into logit and diag-code: any sensitive column name
-# that a dataset schema accepts works in file names (the schema refuses '/', braces, control characters).
+# A measure's unit (RAPID: `{attacker}-{sensitive}`) may hold any sensitive column name that a dataset
+# schema accepts (the schema refuses '/', braces, control characters).
 wildcard_constraints:
     dataset=r"[A-Za-z0-9_]+",
     generator=r"[A-Za-z0-9_]+",
     seed=r"\d+",
-    attacker=r"[A-Za-z0-9_]+",
 
 
 # Quick jobs that read or write a few small files run in the controlling Snakemake process, not as
-# cluster jobs; the per-run attack jobs are grouped with their generator (group "synthetic_run") so
-# that a cluster sees one job per synthetic dataset instead of a dozen tiny ones.
+# cluster jobs (the measures' summary rules say so themselves, in workflow/rules/measures.smk); the
+# per-run measure jobs are grouped with their generator (group "synthetic_run") so that a cluster
+# sees one job per synthetic dataset instead of a dozen tiny ones.
 localrules:
     all,
     load_dataset,
     split,
-    rapid_summary,
-    mia_summary,
     summary,
     report,
     synthcity_env,
@@ -42,8 +39,8 @@ localrules:
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/generate.smk"
+include: "workflow/rules/measures.smk"
 include: "workflow/rules/rapid.smk"
-include: "workflow/rules/mia.smk"
 include: "workflow/rules/dp.smk"
 include: "workflow/rules/report.smk"
 
@@ -52,8 +49,7 @@ rule all:
     default_target: True
     input:
         all_synthetic(),
-        "results/tables/rapid.csv",
-        "results/tables/mia.csv",
+        all_measure_tables(),
         rapid_simulation_target(),
         expand("results/tables/dp_{experiment}.csv", experiment=DP_EXPERIMENTS),
         "results/report/index.html",

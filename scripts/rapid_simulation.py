@@ -2,16 +2,16 @@ from synthrisk.workflow import logged
 
 with logged(snakemake):
     from synthrisk.data import load_schema
+    from synthrisk.measures import measure
     from synthrisk.rapid.simulation import dependence_study
     from synthrisk.rapid.summary import plot_simulation
-    from synthrisk.report.tables import write_table_formats
+    from synthrisk.tables import write_table_formats
 
-    s, rapid_settings = snakemake.params.simulation, snakemake.params.rapid
+    s = snakemake.params.simulation
     study = dependence_study(
         load_schema(snakemake.input.schema), strengths=s["strengths"], attackers=s["attackers"],
         generator_spec=snakemake.params.generator_spec, n=s["n"], seeds=s["seeds"],
-        n_trees=rapid_settings.get("n_trees", 500), tau=rapid_settings.get("tau", 0.3),
-        epsilon=rapid_settings.get("epsilon", 0.1), error=rapid_settings.get("error", "relative"),
+        settings=measure("rapid").settings(snakemake.params.rapid),
     )
     study.to_csv(snakemake.output.study, index=False)
     at_default = study[study["is_default_threshold"]]

@@ -35,25 +35,3 @@ def logged(smk):
         finally:
             logging.getLogger().removeHandler(handler)
             sys.stdout, sys.stderr = old_out, old_err
-
-
-def upstream_failure(status_path) -> str | None:
-    """The error of a failed generator run, or None when its synthetic data can be used."""
-    from .io import read_json
-
-    status = read_json(status_path)
-    if status.get("status") == "ok":
-        return None
-    return f"generator {status.get('generator')} failed: {status.get('error')}"
-
-
-def write_failed_run(key: dict, failure: str, records_path, summary_path, record_columns) -> None:
-    """Downstream of a failed generator: an empty per-record table and a `failed` summary, so the
-    tables list the run with its reason and the rest of the workflow goes on."""
-    import pandas as pd
-
-    from .io import write_json, write_table
-
-    print(failure)
-    write_table(pd.DataFrame({c: [] for c in record_columns}), records_path)
-    write_json({**key, "status": "failed", "error": failure}, summary_path)

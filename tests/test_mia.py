@@ -251,7 +251,7 @@ def test_without_aux_method1_has_no_label_free_tau(with_ids, sim_schema):
 def test_tables_name_every_tau_rule(tmp_path, with_ids, sim_schema):
     from synthrisk.io import write_json
     from synthrisk.mia.summary import collect, summarise, write_summary
-    from synthrisk.report.summary import best_f1
+    from synthrisk.mia.summary import best_f1
 
     paths = []
     for seed in (0, 1):

@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from synthrisk.errors import SchemaError
-from synthrisk.report.summary import dp_epsilon, dp_family, low_fpr_column
+from synthrisk.mia.summary import low_fpr_column
+from synthrisk.report.summary import dp_epsilon, dp_family
 from synthrisk.utility import efficacy, fidelity, utility
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
-from ..report.figures import save, subplots
-from ..report.tables import write_table_formats
+from ..figures import save, subplots
+from ..tables import write_table_formats
 from . import experiments as ex
 
 DEFAULTS = {

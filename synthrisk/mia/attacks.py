@@ -31,10 +31,9 @@ from ..errors import ConfigError, DataError
 from .gower import GowerSpace, nearest_synthetic
 from .kde import DistanceDensity, member_probability
 from .metrics import label_metrics, score_metrics
+from .settings import DEFAULT_MIN_ATTACK_MEMBERS, DEFAULT_THRESHOLDS, MiaSettings
 
-DEFAULT_THRESHOLDS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2)
 MEMBER_SHARE_RULES = ("sampling_fraction", "all")
-DEFAULT_MIN_ATTACK_MEMBERS = 20
 # Plain ASCII without table delimiters: these strings go into the CSV, Markdown and LaTeX tables.
 ORACLE_RULE = "oracle: grid tau with the best F1 on the true labels"
 TRUE_RULE = "true distribution (KDEs cross-fitted on the labels by design): member if posterior at least 0.5 with prior t"
@@ -224,7 +223,7 @@ def method1_label_free_tau(d_attack, d_reference, member_share: float, threshold
 
 def membership_attack(
     members: pd.DataFrame, non_members: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
-    aux: pd.DataFrame | None = None, aux_member_fraction: float = 0.5,
+    aux: pd.DataFrame | None = None, aux_member_fraction: float = MiaSettings.aux_member_fraction,
     thresholds=DEFAULT_THRESHOLDS, prior: float | None = None, seed: int = 0, realistic: bool = True,
     folds: int = 5, member_share: float | str | None = None, population_size: int | None = None,
     min_attack_members: int = DEFAULT_MIN_ATTACK_MEMBERS,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..arguments import SEED, integer, number, number_list, number_or_choice, table_path
 from .attacks import MEMBER_SHARE_RULES
+from .settings import MiaSettings
 
 
 def add_command(sub) -> None:
@@ -15,15 +16,17 @@ def add_command(sub) -> None:
     p.add_argument("--schema", required=True)
     p.add_argument("--aux", help="attacker's auxiliary non-member records (enables the realistic attack and "
                    "Method 1's label-free threshold)")
-    p.add_argument("--aux-member-fraction", type=number(0, 1), default=0.5,
-                   help="share of the realistic attack's aux set made of members not scored (default 0.5)")
+    p.add_argument("--aux-member-fraction", type=number(0, 1), default=MiaSettings.aux_member_fraction,
+                   help="share of the realistic attack's aux set made of members not scored "
+                        f"(default {MiaSettings.aux_member_fraction})")
     p.add_argument("--member-share", type=number_or_choice(MEMBER_SHARE_RULES, 0, 1), help="attack set's member share: a number in (0, 1), 'sampling_fraction' "
                    "(El Emam et al.: members / --population-size) or 'all' (no subsampling; the default "
                    "without --population-size)")
     p.add_argument("--population-size", type=integer(2),
                    help="rows of the population the members were drawn from (sets the sampling fraction)")
-    p.add_argument("--min-attack-members", type=integer(2), default=20,
-                   help="fewest members scored even when the share asks for fewer (default 20)")
+    p.add_argument("--min-attack-members", type=integer(2), default=MiaSettings.min_attack_members,
+                   help="fewest members scored even when the share asks for fewer "
+                        f"(default {MiaSettings.min_attack_members})")
     p.add_argument("--thresholds", type=number_list(0, 1), help="comma-separated τ grid in [0, 1]")
     p.add_argument("--prior", type=number(0, 1, low_open=True, high_open=True),
                    help="P(member) in the posterior, in (0, 1) (default: the attack set's member share)")

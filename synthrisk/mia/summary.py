@@ -12,9 +12,13 @@ import numpy as np
 import pandas as pd
 
 from ..io import read_json
-from ..report.figures import save, subplots
-from ..report.tables import write_table_formats
-from .metrics import naive_f1
+from ..figures import save, subplots
+from ..tables import write_table_formats
+from .metrics import auc_against_chance, naive_f1, relative_f1
+
+PAIR = ["dataset", "generator"]
+LOW_FPRS = ("1e-03", "1e-02", "1e-01")  # the MIA table's TPR columns, lowest first
+ALPHA = 0.05  # level of the test of AUC > 0.5 (Holm over the run's AUC attacks)
 
 ATTACKS = {"kde_true": "KDE (true distribution)", "kde_realistic": "KDE (realistic), label-free τ",
            "kde_realistic_oracle_tau": "KDE (realistic), oracle τ",
@@ -43,13 +47,17 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, list[dict]]:
             if attack.startswith("kde_realistic") and not info.get("realistic"):
                 continue  # no aux set: the realistic attack did not run
             tpr = metrics.get("tpr_at_fpr", {})
+            test = (auc_against_chance(metrics["auc"], info["n_members"], info["n_non_members"])
+                    if metrics.get("auc") is not None else {})
             rows.append({**key, "attack": attack, "tau_rule": metrics.get("tau_rule"), "status": "ok",
                          "auc": metrics.get("auc"), "f1": metrics.get("f1"), "f1_relative": metrics.get("f1_relative"),
                          "precision": metrics.get("precision"), "recall": metrics.get("recall"),
                          "tau": metrics.get("tau"), "tpr_at_1e-01": tpr.get("1e-01"),
                          "tpr_at_1e-02": tpr.get("1e-02"), "tpr_at_1e-03": tpr.get("1e-03"),
                          "fpr_floor": metrics.get("fpr_floor"), "n_members": info.get("n_members"),
-                         "n_non_members": info.get("n_non_members"), **design})
+                         "n_non_members": info.get("n_non_members"), **design,
+                         "auc_p_value": test.get("p_value"), "auc_ci_low": test.get("ci_low"),
+                         "auc_ci_high": test.get("ci_high")})
         for point in info["by_threshold"]:
             grid.append({**key, "tau": point["tau"], "attack": "method1", "tau_rule": GRID_RULE,
                          "f1": point["method1"]["f1"], "member_share": info.get("member_share")})
@@ -57,6 +65,18 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, list[dict]]:
                 grid.append({**key, "tau": point["tau"], "attack": "kde_realistic", "tau_rule": GRID_RULE,
                              "f1": point["realistic"]["f1"], "member_share": info.get("member_share")})
     return pd.DataFrame(rows), pd.DataFrame(grid), infos
+
+
+def auc_beats_chance(runs: pd.DataFrame, alpha: float = ALPHA) -> pd.Series:
+    """Whether each attack's AUC beats 0.5 (Mann-Whitney, one-sided) after Holm's correction over
+    the AUC attacks run on the same synthetic data (one family of tests per run)."""
+    from statsmodels.stats.multitest import multipletests
+
+    out = pd.Series(False, index=runs.index)
+    tested = runs[pd.to_numeric(runs["auc_p_value"], errors="coerce").notna()]
+    for _, group in tested.groupby(["dataset", "generator", "seed"]):
+        out.loc[group.index] = multipletests(group["auc_p_value"].to_numpy(float), alpha=alpha, method="holm")[0]
+    return out
 
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
@@ -76,6 +96,9 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
         agg.update({"tau_rule": ("tau_rule", "first"), "fpr_floor": ("fpr_floor", "max"),
                     "member_share": ("member_share", "mean"), "member_share_target": ("member_share_target", "mean"),
                     "n_aux_members": ("n_aux_members", "mean"), "n_seeds": ("seed", "count")})
+        ok = ok.assign(beats_chance=auc_beats_chance(ok))
+        agg.update({"auc_ci_low_min": ("auc_ci_low", "min"), "auc_ci_high_max": ("auc_ci_high", "max"),
+                    "n_seeds_beating_chance": ("beats_chance", "sum")})
         table = ok.groupby(keys).agg(**agg).reset_index()
         table["f1_naive"] = naive_f1(table["member_share"])
         table = table.merge(total.reset_index(), on=["dataset", "generator"], how="outer")
@@ -155,3 +178,63 @@ def write_summary(paths, tables_dir, figures_dir) -> None:
         plot_roc(infos, dataset, Path(figures_dir) / f"mia_roc_{dataset}.png")
         plot_f1_grid(grid, dataset, Path(figures_dir) / f"mia_f1_{dataset}.png", runs)
 
+
+
+def low_fpr_column(mia: pd.DataFrame) -> str:
+    """The lowest FPR whose TPR the attack records resolve (at least one false positive possible)."""
+    floor = mia["fpr_floor"].max() if "fpr_floor" in mia and mia["fpr_floor"].notna().any() else 1e-1
+    for fpr in LOW_FPRS:
+        if float(fpr) >= floor:
+            return fpr
+    return LOW_FPRS[-1]
+
+
+def best_f1(thresholds: pd.DataFrame, mia: pd.DataFrame) -> pd.DataFrame:
+    """F1 of the realistic KDE attack and of Method 1 at their oracle τ (the grid τ with the best
+    mean-over-seeds F1 on the true labels, which no attacker can pick) and at their label-free τ
+    (the rule in `mia.csv`'s `tau_rule`), each also as the gain over calling every record a member,
+    whose F1 is 2t/(1 + t) for the member share t of the attack set (`mia_member_share`)."""
+    best = thresholds.groupby(PAIR + ["attack"])["f1"].max().unstack("attack")
+    share = mia.dropna(subset=["member_share"]).groupby("dataset")["member_share"].mean()
+    t = best.index.get_level_values("dataset").map(share).to_numpy(dtype=float)
+    out = pd.DataFrame(index=best.index)
+    for attack in ("kde_realistic", "method1"):
+        values = best[attack] if attack in best else pd.Series(np.nan, index=best.index)
+        out[f"mia_f1_oracle_tau_{attack}"] = values
+        out[f"mia_f1_gain_oracle_tau_{attack}"] = relative_f1(values, t)
+    if "f1_mean" in mia:
+        free = mia[mia["attack"].isin(["kde_realistic", "method1"])].set_index(PAIR + ["attack"])
+        for attack in ("kde_realistic", "method1"):
+            part = free.xs(attack, level="attack") if attack in free.index.get_level_values("attack") else None
+            for column, source in ((f"mia_f1_label_free_tau_{attack}", "f1_mean"),
+                                   (f"mia_f1_gain_label_free_tau_{attack}", "f1_relative_mean")):
+                out[column] = part[source].reindex(out.index) if part is not None else np.nan
+    return out.reset_index()
+
+
+def summary_columns(mia: pd.DataFrame, thresholds: pd.DataFrame) -> pd.DataFrame | None:
+    """Per dataset x generator: the true-distribution KDE attack's AUC and TPR at the lowest FPR
+    the dataset's attack sets resolve (`mia_low_fpr`), the member share, and the F1 figures of
+    `best_f1`."""
+    parts = []
+    for dataset, part in mia.groupby("dataset"):
+        fpr = low_fpr_column(part)
+        pivot = part.pivot_table(index="generator", columns="attack",
+                                 values=["auc_mean", "auc_sd", f"tpr_at_{fpr}_mean", f"tpr_at_{fpr}_sd"])
+        columns = {("auc_mean", "kde_true"): "mia_auc", ("auc_sd", "kde_true"): "mia_auc_sd",
+                   (f"tpr_at_{fpr}_mean", "kde_true"): "mia_tpr_low_fpr",
+                   (f"tpr_at_{fpr}_sd", "kde_true"): "mia_tpr_low_fpr_sd"}
+        picked = pd.DataFrame({new: pivot[old] if old in pivot else np.nan for old, new in columns.items()},
+                              index=pivot.index).reset_index()
+        picked["dataset"], picked["mia_low_fpr"] = dataset, float(fpr)
+        if "member_share" in part:  # the attack set's member share (El Emam: the sampling fraction)
+            shares = part[part["attack"] == "kde_true"].set_index("generator")["member_share"]
+            picked["mia_member_share"] = picked["generator"].map(shares)
+        parts.append(picked)
+    if not parts:
+        return None
+    table = pd.concat(parts, ignore_index=True)
+    table = table[PAIR + [c for c in table if c not in PAIR]]
+    if len(thresholds):
+        table = table.merge(best_f1(thresholds, mia), on=PAIR, how="left")
+    return table

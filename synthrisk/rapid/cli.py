@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..arguments import SEED, integer, number, table_path
 from .attackers import ATTACKERS
-from .core import DEFAULT_NULL_REFITS
+from .settings import RapidSettings
 from .scores import CATEGORICAL_METHODS, CONTINUOUS_ERRORS
 
 
@@ -15,15 +15,17 @@ def add_command(sub) -> None:
     p.add_argument("--schema", required=True)
     p.add_argument("--sensitive", help="sensitive column (default: the schema's first)")
     p.add_argument("--attacker", default="rf", choices=ATTACKERS)
-    p.add_argument("--tau", type=number(0, 1), default=0.3, help="categorical threshold in [0, 1] (default 0.3)")
-    p.add_argument("--epsilon", type=number(0, low_open=True), default=0.1,
-                   help="continuous tolerance > 0 (default 0.1)")
-    p.add_argument("--method", default="rcs_marginal", choices=CATEGORICAL_METHODS)
-    p.add_argument("--error", default="relative", choices=CONTINUOUS_ERRORS)
-    p.add_argument("--n-trees", type=integer(1), default=500, help="trees of the forest (at least 1)")
-    p.add_argument("--permutations", type=integer(0), default=199,
+    p.add_argument("--tau", type=number(0, 1), default=RapidSettings.tau,
+                   help=f"categorical threshold in [0, 1] (default {RapidSettings.tau})")
+    p.add_argument("--epsilon", type=number(0, low_open=True), default=RapidSettings.epsilon,
+                   help=f"continuous tolerance > 0 (default {RapidSettings.epsilon})")
+    p.add_argument("--method", default=RapidSettings.method, choices=CATEGORICAL_METHODS)
+    p.add_argument("--error", default=RapidSettings.error, choices=CONTINUOUS_ERRORS)
+    p.add_argument("--n-trees", type=integer(1), default=RapidSettings.n_trees,
+                   help=f"trees of the forest (default {RapidSettings.n_trees})")
+    p.add_argument("--permutations", type=integer(0), default=RapidSettings.permutations,
                    help="permutations of the chance test (0: no test)")
-    p.add_argument("--null-refits", type=integer(0), default=DEFAULT_NULL_REFITS,
+    p.add_argument("--null-refits", type=integer(0), default=RapidSettings.null_refits,
                    help="refits on synthetic data with the sensitive column permuted, for an attacker that "
                         "passes the label-permutation test (0: that test alone)")
     p.add_argument("--seed", type=SEED, default=0)

@@ -17,12 +17,12 @@ from ..errors import ConfigError, DataError
 from .attackers import (CALIBRATED, CALIBRATION_FOLDS, base_attacker, informative_features, make_attacker,
                         model_frame)
 from .attribution import attribute_risk
+from .settings import DEFAULT_NULL_REFITS, RapidSettings
 from .scores import (CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores,
                      class_shares, continuous_errors)
 
 THRESHOLD_GRID = np.round(np.arange(0.0, 1.0001, 0.05), 2)
 ALPHA = 0.05  # level of the permutation test that says whether an attacker beats chance
-DEFAULT_NULL_REFITS = 10  # refits of the attacker on synthetic data with the sensitive column permuted
 
 
 MIN_NULL_REFITS = 3
@@ -31,13 +31,15 @@ MIN_NULL_REFITS = 3
 def _refit_p_value(observed: float, refits: np.ndarray) -> float | None:
     """One-sided p-value of `observed` against K refit-null draws: the draws are too few to rank
     against (p >= 1/(K + 1)), so the null is taken as normal with their mean and sd and
-    `observed` treated as one more draw (Student t, K - 1 df: a prediction interval). None when
-    the draws do not vary (a pruned tree that keeps its root on permuted data): the refit null is
-    then a point and says nothing the label test does not."""
+    `observed` treated as one more draw (Student t, K - 1 df: a prediction interval). When the
+    draws do not vary (a pruned tree that keeps its root on permuted data) the refit null is a
+    point: an attacker at or below it does not beat it (p = 1; a tree whose root predicts the
+    majority class can score above the label-permutation floor without learning anything), and
+    one above it is judged by the label test alone (None)."""
     k = len(refits)
     spread = float(refits.std(ddof=1)) * np.sqrt(1 + 1 / k) if k > 1 else 0.0
     if spread <= 0:
-        return None
+        return 1.0 if k and observed <= float(refits.mean()) + 1e-12 else None
     return float(student_t.sf((observed - refits.mean()) / spread, df=k - 1))
 
 
@@ -204,8 +206,9 @@ def _check_inputs(real, synthetic, schema: DatasetSchema, sensitive: str):
 
 def rapid(
     real: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema, sensitive: str,
-    attacker: str = "rf", tau: float = 0.3, epsilon: float = 0.10, method: str = "rcs_marginal",
-    error: str = "relative", delta: float = 0.01, n_permutations: int = 199, n_trees: int = 500,
+    attacker: str = "rf", tau: float = RapidSettings.tau, epsilon: float = RapidSettings.epsilon,
+    method: str = RapidSettings.method, error: str = RapidSettings.error, delta: float = 0.01,
+    n_permutations: int = RapidSettings.permutations, n_trees: int = RapidSettings.n_trees,
     seed: int = 0, n_jobs: int = 1, attribution: bool = True, null_refits: int = DEFAULT_NULL_REFITS,
 ) -> RapidResult:
     """RAPID of `synthetic` for `sensitive`, attacking the `real` records (pass the members).

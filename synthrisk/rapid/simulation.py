@@ -10,11 +10,21 @@ from ..data.simulate import simulate
 from ..generators import make_generator
 from .attackers import applicable
 from .core import rapid
+from .settings import RapidSettings
+
+
+SIMULATION_DEFAULTS = {"strengths": [0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 1.0], "n": 2000, "generator": "cart",
+                       "seeds": [0]}
+
+
+def simulation_settings(settings: RapidSettings) -> dict:
+    """The study's settings: the `rapid.simulation` block over SIMULATION_DEFAULTS; its attackers
+    default to RAPID's."""
+    return {**SIMULATION_DEFAULTS, "attackers": list(settings.attackers), **settings.simulation}
 
 
 def dependence_study(schema: DatasetSchema, strengths, attackers, generator_spec: dict,
-                     n: int = 2000, seeds=(0,), n_trees: int = 200, tau: float = 0.3,
-                     epsilon: float = 0.1, error: str = "relative") -> pd.DataFrame:
+                     n: int = 2000, seeds=(0,), settings: RapidSettings = RapidSettings()) -> pd.DataFrame:
     """One row per strength x seed x attacker x sensitive x threshold of the curve.
 
     For each strength, a population of `n` members is simulated, `generator_spec` synthesises
@@ -30,9 +40,9 @@ def dependence_study(schema: DatasetSchema, strengths, attackers, generator_spec
                 for attacker in attackers:
                     if not applicable(attacker, schema.is_categorical(sensitive)):
                         continue
-                    result = rapid(real, synthetic, schema, sensitive, attacker=attacker, tau=tau,
-                                   epsilon=epsilon, error=error, n_permutations=0,
-                                   n_trees=n_trees, seed=seed, attribution=False)
+                    result = rapid(real, synthetic, schema, sensitive, attacker=attacker, tau=settings.tau,
+                                   epsilon=settings.epsilon, error=settings.error, method=settings.method,
+                                   n_permutations=0, n_trees=settings.n_trees, seed=seed, attribution=False)
                     for threshold, value in zip(result.curve["threshold"], result.curve["rapid"]):
                         rows.append({"strength": float(strength), "seed": seed, "sensitive": sensitive,
                                      "kind": result.kind, "attacker": attacker,

@@ -9,8 +9,8 @@ import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
 from ..io import read_json
-from ..report.figures import save, subplots
-from ..report.tables import mean_spread, write_table_formats
+from ..figures import save, subplots
+from ..tables import mean_spread, write_table_formats
 from .attackers import CALIBRATED, base_attacker
 from .core import ALPHA
 

@@ -17,29 +17,28 @@ import yaml
 from ..versions import library_versions
 from .provenance import PACKAGES, benchmark_records, git_revision, stage_times
 
-# Figure file prefixes -> (section, caption file in workflow/report/).
-SECTIONS = [
-    ("risk_utility_", "Risk against utility", "risk_utility.rst"),
-    ("rapid_simulation_", "RAPID: dependence-strength simulation", "rapid_simulation.rst"),
-    ("rapid_", "RAPID attribute-inference risk", "rapid.rst"),
-    ("mia_", "Membership inference", "mia.rst"),
-    ("dp_", "DP sufficient statistics", "dp.rst"),
-]
+# Figures that no measure makes: figure file prefix -> (section, caption file in workflow/report/).
+# The measures' sections sit between the first two and the last (synthrisk.measures).
+BEFORE_MEASURES = [("risk_utility_", "Risk against utility", "risk_utility.rst"),
+                   ("rapid_simulation_", "RAPID: dependence-strength simulation", "rapid_simulation.rst")]
+AFTER_MEASURES = [("dp_", "DP sufficient statistics", "dp.rst")]
 # Wildcards that a caption reads (as Snakemake's report passes them), recovered from figure names.
 CAPTION_WILDCARDS = {"dp_": "experiment"}
 
-SUMMARY_COLUMNS = {
-    "dataset": "dataset", "generator": "generator", "epsilon": "ε", "dp_guarantee": "DP guarantee", "status": "status",
-    "rapid_max": "RAPID_max (attackers beating chance)", "rapid_chance_floor": "RAPID chance floor",
-    "rapid_excess": "RAPID excess over chance", "rapid_verdict": "RAPID verdict",
-    "mia_auc": "MIA AUC", "mia_tpr_low_fpr": "TPR @ low FPR",
-    "mia_member_share": "MIA member share t",
-    "mia_f1_gain_label_free_tau_kde_realistic": "F1 gain KDE (realistic), label-free τ",
-    "mia_f1_gain_oracle_tau_kde_realistic": "F1 gain KDE (realistic), oracle τ",
-    "mia_f1_gain_label_free_tau_method1": "F1 gain Method 1, label-free τ",
-    "mia_f1_gain_oracle_tau_method1": "F1 gain Method 1, oracle τ",
-    "quality": "quality", "efficacy_ratio": "efficacy", "fit_seconds": "fit s",
-}
+SUMMARY_HEAD = {"dataset": "dataset", "generator": "generator", "epsilon": "ε", "dp_guarantee": "DP guarantee",
+                "status": "status"}
+SUMMARY_TAIL = {"fit_seconds": "fit s"}
+
+
+def summary_columns(measures: dict) -> dict[str, str]:
+    """Summary-table columns shown in the report and their labels: the generator's, each measure's
+    (in the measures' order), the verdict per risk, the fit time."""
+    from ..measures.verdict import VERDICT_LABELS
+
+    labels = dict(SUMMARY_HEAD)
+    for measure in measures.values():
+        labels.update(measure.summary_labels)
+    return {**labels, **VERDICT_LABELS, **SUMMARY_TAIL}
 
 
 def _data_uri(path: Path) -> str:
@@ -52,25 +51,37 @@ def rst_to_html(text: str) -> str:
     return publish_parts(text, writer="html5", settings_overrides={"report_level": 5})["body"]
 
 
-def render_caption(path: Path, stem: str, prefix: str) -> str:
-    """The caption as Snakemake's report shows it: Jinja first (with the figure's wildcards), then rST."""
+def render_caption(caption: str, captions_dir, stem: str, prefix: str = "") -> str:
+    """The caption as Snakemake's report shows it: Jinja first (with the figure's wildcards), then
+    rST. `caption` names a file of `captions_dir` (*.rst) or is the rST text itself."""
     import jinja2
 
+    path = Path(captions_dir) / caption
+    text = path.read_text() if caption.endswith(".rst") and path.is_file() else caption
     wildcards = {CAPTION_WILDCARDS[prefix]: stem[len(prefix):]} if prefix in CAPTION_WILDCARDS else {}
-    text = jinja2.Template(path.read_text()).render(snakemake=SimpleNamespace(wildcards=SimpleNamespace(**wildcards)))
+    text = jinja2.Template(text).render(snakemake=SimpleNamespace(wildcards=SimpleNamespace(**wildcards)))
     return rst_to_html(text)
 
 
-def figure_sections(figures, captions_dir) -> list[dict]:
-    sections = {title: [] for _, title, _ in SECTIONS}
+def figure_sections(figures, captions_dir, measures: dict | None = None, datasets=()) -> list[dict]:
+    """Figures grouped into the report's sections: the fixed ones and one per measure (its title;
+    its figures are those `measure.figures(datasets)` names)."""
+    by_stem = {figure.stem: (measure.title, figure.caption or measure.caption_text)
+               for measure in (measures or {}).values() for figure in measure.figures(list(datasets))}
+    titles = [t for _, t, _ in BEFORE_MEASURES] + [m.title for m in (measures or {}).values()]
+    sections = {title: [] for title in titles + [t for _, t, _ in AFTER_MEASURES]}
     for path in map(Path, figures):
-        for prefix, title, caption in SECTIONS:
+        entry = {"name": path.stem, "src": _data_uri(path)}
+        if path.stem in by_stem:
+            title, caption = by_stem[path.stem]
+            sections[title].append({**entry, "caption": render_caption(caption, captions_dir, path.stem)})
+            continue
+        for prefix, title, caption in BEFORE_MEASURES + AFTER_MEASURES:
             if path.stem.startswith(prefix):
-                sections[title].append({"name": path.stem, "src": _data_uri(path),
-                                        "caption": render_caption(Path(captions_dir) / caption, path.stem, prefix)})
+                sections[title].append({**entry, "caption": render_caption(caption, captions_dir, path.stem, prefix)})
                 break
         else:
-            sections.setdefault("Other figures", []).append({"name": path.stem, "src": _data_uri(path), "caption": ""})
+            sections.setdefault("Other figures", []).append({**entry, "caption": ""})
     return [{"title": title, "figures": figs} for title, figs in sections.items() if figs]
 
 
@@ -84,8 +95,9 @@ def _frame_html(frame: pd.DataFrame, table_id: str | None = None) -> str:
                          table_id=table_id, classes="data", escape=True)
 
 
-def summary_html(summary: pd.DataFrame) -> str:
-    shown = summary[[c for c in SUMMARY_COLUMNS if c in summary]].rename(columns=SUMMARY_COLUMNS)
+def summary_html(summary: pd.DataFrame, measures: dict | None = None) -> str:
+    labels = summary_columns(measures or {})
+    shown = summary[[c for c in labels if c in summary]].rename(columns=labels)
     return _frame_html(shown, table_id="summary")
 
 
@@ -98,14 +110,18 @@ def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: 
                  benchmarks_dir) -> Path:
     import jinja2
 
+    from ..measures import configured_measures
+
+    measures = configured_measures(config)
+
     summary = pd.read_csv(summary_csv)
     env = jinja2.Environment(loader=jinja2.PackageLoader("synthrisk.report", "templates"),
                              autoescape=jinja2.select_autoescape(["html"]))
     page = env.get_template("report.html.j2").render(
-        summary=summary_html(summary),
+        summary=summary_html(summary, measures),
         n_pairs=len(summary),
         failures=_frame_html(failures(summary)) if (summary["status"] != "ok").any() else None,
-        sections=figure_sections(figures, captions_dir),
+        sections=figure_sections(figures, captions_dir, measures, list(config.get("datasets", {}))),
         tables=[{"name": name, "html": _frame_html(pd.read_csv(path))} for name, path in tables.items()],
         config=yaml.safe_dump(config, sort_keys=False),
         seeds=config.get("seeds"),

@@ -48,16 +48,13 @@ def synthetic_rows(wildcards):
     return spec.get("n_synthetic", spec["n_train"])
 
 
-RAPID = config.get("rapid", {})
-RAPID_ATTACKERS = RAPID.get("attackers", ["rf"])
-RAPID_SIMULATION = {
-    "strengths": [0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 1.0],
-    "n": 2000,
-    "attackers": RAPID_ATTACKERS,
-    "generator": "cart",
-    "seeds": [0],
-    **RAPID.get("simulation", {}),
-}
+# The measures this config runs (synthrisk.measures: every built-in measure the config names, plug-ins
+# by their `module`, those on by default) and their settings, validated now so that a bad key stops
+# the run before any job with a message naming it.
+from synthrisk.measures import configured_measures
+
+MEASURES = configured_measures(config)
+MEASURE_SETTINGS = {name: m.settings(config.get(name)) for name, m in MEASURES.items()}
 
 
 def dataset_schema_object(dataset):
@@ -67,28 +64,41 @@ def dataset_schema_object(dataset):
     return load_schema(schema_path(dataset))
 
 
-def rapid_targets(dataset):
-    """(attacker, sensitive) pairs that apply (the package decides: e.g. logit and the calibrated
-    attackers only for categorical targets, linear only for continuous ones)."""
-    from synthrisk.rapid.attackers import applicable
+def measure_runs(name):
+    """Every summary JSON of measure `name`: one per dataset x generator x seed, or one per unit
+    (e.g. RAPID's attacker x sensitive attribute) when the measure has units."""
+    measure, settings = MEASURES[name], MEASURE_SETTINGS[name]
+    runs = []
+    for dataset in DATASETS:
+        units = measure.units(dataset_schema_object(dataset), settings)
+        for generator in GENERATORS:
+            for seed in SEEDS:
+                stem = f"results/{name}/{dataset}/{generator}/seed{seed}"
+                runs += [f"{stem}/{unit}.json" for unit in units] if measure.has_units else [f"{stem}.json"]
+    return runs
 
-    schema = dataset_schema_object(dataset)
-    return [(attacker, sensitive) for sensitive in schema.sensitive for attacker in RAPID_ATTACKERS
-            if applicable(attacker, schema.is_categorical(sensitive))]
+
+def measure_tables(name):
+    return [f"results/tables/{table}.csv" for table in MEASURES[name].tables()]
 
 
-def all_rapid_runs():
-    return [
-        f"results/rapid/{dataset}/{generator}/seed{seed}/{attacker}-{sensitive}.json"
-        for dataset in DATASETS
-        for generator in GENERATORS
-        for seed in SEEDS
-        for attacker, sensitive in rapid_targets(dataset)
-    ]
+def measure_figures(name):
+    return [f"results/figures/{figure.stem}.png" for figure in MEASURES[name].figures(DATASETS)]
+
+
+def all_measure_tables():
+    return [path for name in MEASURES for path in measure_tables(name)]
+
+
+RAPID_SIMULATION = None
+if "rapid" in MEASURE_SETTINGS:
+    from synthrisk.rapid.simulation import simulation_settings
+
+    RAPID_SIMULATION = simulation_settings(MEASURE_SETTINGS["rapid"])
 
 
 def rapid_simulation_target():
-    """The simulation study runs when the config has a simulation dataset and its generator."""
-    if "simulation" in config["datasets"] and RAPID_SIMULATION["generator"] in GENERATORS:
+    """The simulation study runs when the config has RAPID, a simulation dataset and its generator."""
+    if RAPID_SIMULATION and "simulation" in config["datasets"] and RAPID_SIMULATION["generator"] in GENERATORS:
         return ["results/tables/rapid_simulation.csv"]
     return []

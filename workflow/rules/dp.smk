@@ -1,6 +1,6 @@
 # DP sufficient statistics: the paper's five experiments, each a table and a figure.
 
-DP_EXPERIMENTS = ["variance", "coverage", "clipping", "scaling", "census"]
+from synthrisk.dp.experiments import EXPERIMENTS as DP_EXPERIMENTS  # stated once, in the package
 DP_GRID_EXPERIMENTS = ["variance", "scaling"]  # two readings of one Monte Carlo grid
 
 

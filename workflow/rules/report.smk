@@ -1,38 +1,13 @@
-# Utility next to risk, the summary table and risk-utility figure, and the self-contained report.
-
-
-rule utility:
-    input:
-        real="results/data/{dataset}/seed{seed}/train.parquet",
-        holdout="results/data/{dataset}/seed{seed}/holdout.parquet",
-        synthetic="results/synthetic/{dataset}/{generator}/seed{seed}.parquet",
-        status="results/synthetic/{dataset}/{generator}/seed{seed}.json",
-        schema=dataset_schema,
-    output:
-        efficacy="results/utility/{dataset}/{generator}/seed{seed}.parquet",
-        summary="results/utility/{dataset}/{generator}/seed{seed}.json",
-    log:
-        "results/logs/utility/{dataset}/{generator}/seed{seed}.log",
-    benchmark:
-        "results/benchmarks/utility/{dataset}/{generator}/seed{seed}.tsv"
-    threads: 1
-    group:
-        "synthetic_run"
-    script:
-        "../../scripts/utility.py"
+# The summary table with one verdict per risk, the risk-utility figure, and the self-contained report.
 
 
 rule summary:
     input:
-        rapid_max="results/tables/rapid_max.csv",
-        mia="results/tables/mia.csv",
-        thresholds="results/tables/mia_thresholds.csv",
-        utility=per_run("results/utility/{dataset}/{generator}/seed{seed}.json"),
+        tables=all_measure_tables(),
         status=per_run("results/synthetic/{dataset}/{generator}/seed{seed}.json"),
     output:
         table="results/tables/summary.csv",
-        utility="results/tables/utility.csv",
-        efficacy="results/tables/utility_efficacy.csv",
+        risk="results/tables/risk.csv",
         figures=[
             report(
                 f"results/figures/risk_utility_{dataset}.png",
@@ -54,8 +29,8 @@ rule summary:
 
 
 def report_figures():
-    figures = list(rules.summary.output.figures) + list(rules.rapid_summary.output.figures)
-    figures += list(rules.mia_summary.output.figures)
+    figures = list(rules.summary.output.figures)
+    figures += [path for name in MEASURES for path in measure_figures(name)]
     if rapid_simulation_target():
         figures += [rules.rapid_simulation.output.by_strength, rules.rapid_simulation.output.curves]
     figures += expand("results/figures/dp_{experiment}.png", experiment=DP_EXPERIMENTS)
@@ -63,7 +38,7 @@ def report_figures():
 
 
 def report_tables():
-    names = ["summary", "rapid_max", "rapid", "mia", "utility", "utility_efficacy"]
+    names = ["summary", "risk"] + [table for measure in MEASURES.values() for table in measure.tables()]
     names += ["rapid_simulation"] if rapid_simulation_target() else []
     names += [f"dp_{experiment}" for experiment in DP_EXPERIMENTS]
     return {name: f"results/tables/{name}.csv" for name in names}

@@ -1,4 +1,5 @@
-"""Writing one table in the formats a reader needs: CSV, Markdown, LaTeX (booktabs)."""
+"""Writing one table in the formats a reader needs: CSV, Markdown, LaTeX (booktabs); shared by the
+method packages and the report."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Matplotlib figures; the Agg backend keeps them headless and deterministic."""
+"""Matplotlib figures for any package that makes them (method packages import this, not the report):
+the Agg backend keeps them headless and deterministic."""
 
 from __future__ import annotations
 

@@ -1,0 +1,7 @@
+"""Everything computed per synthetic dataset, behind one interface (see `base`)."""
+
+from .base import EVIDENCE_COLUMNS, RISKS, Figure, Measure, MeasureInput, MeasureResult, NotApplicable
+from .registry import builtin_measures, configured_measures, measure, register_measure
+
+__all__ = ["EVIDENCE_COLUMNS", "RISKS", "Figure", "Measure", "MeasureInput", "MeasureResult", "NotApplicable",
+           "builtin_measures", "configured_measures", "measure", "register_measure"]

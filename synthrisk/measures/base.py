@@ -1,0 +1,166 @@
+"""The measure interface: everything computed per synthetic dataset (attacks, utility) is a Measure.
+
+A measure is one module holding one subclass of `Measure`, registered with `@register_measure`:
+- `Settings`: a dataclass whose field defaults are the measure's defaults (stated once); built
+  from the measure's config block by `settings()`, which names an unknown key;
+- `units()`: the jobs of one synthetic dataset ([] = one job; RAPID has one per attacker x
+  sensitive attribute);
+- `run()`: typed frames in (`MeasureInput`), `MeasureResult` out: the JSON summary (its keys are
+  documented by the measure) and a per-record table with row ids, never real values;
+- `summarise()`: the run summaries of the whole workflow into `tables` and `figures`;
+- `summary_columns()`: what the measure adds to the one-row-per-dataset-x-generator summary;
+- `evidence()`: for a risk measure, one row per dataset x generator x attack with its reference
+  point (chance, control, 0.5), so that `synthrisk.measures.verdict` can name the strongest attack.
+
+The generic Snakemake rule (workflow/rules/measures.smk) and script (scripts/measure.py) run any
+registered measure; `synthrisk.measures.runner` owns the failure path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from ..data.schema import DatasetSchema
+from ..errors import ConfigError
+
+# Risk types of the one-verdict-per-risk table, in the order the report shows them.
+RISKS = {
+    "membership": "membership inference",
+    "attribute_inference": "attribute inference",
+    "singling_out": "singling out",
+    "linkability": "linkability",
+}
+# Columns of `Measure.evidence()`; `synthrisk.measures.verdict` reads nothing else.
+EVIDENCE_COLUMNS = ["dataset", "generator", "risk", "measure", "attack", "metric", "value", "reference",
+                    "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02", "tpr_at_1e-03", "detail"]
+
+
+class NotApplicable(Exception):
+    """Raised by `Measure.run` when the measure does not apply to this input (no holdout, too few
+    quasi-identifiers, ...): the run is recorded as `skipped` with the message as its reason."""
+
+
+@dataclass(frozen=True)
+class MeasureInput:
+    """The frames of one synthetic dataset: members (train), non-members (holdout), the attacker's
+    auxiliary records (may be empty), the synthetic data, all with a `row_id` column; the schema;
+    the size of the population the members were drawn from; the replicate seed."""
+
+    members: pd.DataFrame
+    non_members: pd.DataFrame
+    aux: pd.DataFrame
+    synthetic: pd.DataFrame
+    schema: DatasetSchema
+    population_size: int
+    seed: int
+
+
+@dataclass
+class MeasureResult:
+    summary: dict
+    records: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure a measure's summary writes: results/figures/{stem}.png, shown in the report
+    under the measure's title with its caption."""
+
+    stem: str
+    caption: str
+
+
+class Measure:
+    """Base class of a measure. Subclasses set the class attributes and implement `run`."""
+
+    #: config key, results/{name}/ directory and rule name
+    name: ClassVar[str]
+    #: report section title
+    title: ClassVar[str]
+    #: caption file (reStructuredText, Jinja allowed) in workflow/report/, or None for `caption_text`
+    caption: ClassVar[str | None] = None
+    caption_text: ClassVar[str] = ""
+    #: key of RISKS, or None for a measure that is not a risk (utility)
+    risk: ClassVar[str | None] = None
+    #: columns of the per-record table (an empty table with these is written for a failed run)
+    record_columns: ClassVar[tuple[str, ...]] = ("row_id",)
+    #: name of the per-record output (the records file) in the rule, for readable rule outputs
+    records_name: ClassVar[str] = "records"
+    #: threads of one job
+    threads: ClassVar[int] = 1
+    #: the measure runs when the config has its key, or always when `default_on`
+    default_on: ClassVar[bool] = False
+    #: position in tables, the summary and the report (built-ins 10, 20, ...; plug-ins 100)
+    order: ClassVar[int] = 100
+
+    @dataclass(frozen=True)
+    class Settings:
+        pass
+
+    # --- configuration ---------------------------------------------------------------------------
+    def settings(self, block: dict | None) -> Any:
+        """The Settings from the measure's config block; unknown keys are refused by name."""
+        block = dict(block or {})
+        block.pop("module", None)
+        known = {f.name for f in dataclasses.fields(self.Settings)}
+        unknown = sorted(set(block) - known)
+        if unknown:
+            raise ConfigError(f"config: {self.name}: unknown key(s) {unknown}; known: {sorted(known)}")
+        try:
+            return self.Settings(**block)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"config: {self.name}: {exc}") from None
+
+    def units(self, schema: DatasetSchema, settings) -> list[str]:
+        """Jobs per synthetic dataset: [] for one job (results/{name}/.../seed{seed}.json), else
+        one job per unit (results/{name}/.../seed{seed}/{unit}.json)."""
+        return []
+
+    @property
+    def has_units(self) -> bool:
+        """Whether the measure splits a synthetic dataset into units (its outputs then live under
+        seed{seed}/{unit}); decided by the class, so every dataset has the same layout."""
+        return type(self).units is not Measure.units
+
+    def unit_key(self, unit: str) -> dict:
+        """The identifying keys of a unit for the summary JSON (RAPID: attacker, sensitive)."""
+        return {"unit": unit}
+
+    # --- one synthetic dataset ---------------------------------------------------------------------
+    def run(self, data: MeasureInput, settings, unit: str | None) -> MeasureResult:
+        raise NotImplementedError
+
+    def log_line(self, result: MeasureResult) -> str:
+        return ""
+
+    # --- the whole run -----------------------------------------------------------------------------
+    def tables(self) -> list[str]:
+        """Names of the tables `summarise` writes (results/tables/{name}.csv, .md, .tex)."""
+        return [self.name]
+
+    def figures(self, datasets: list[str]) -> list[Figure]:
+        return []
+
+    def summarise(self, paths: list[str], tables_dir: Path, figures_dir: Path, settings) -> None:
+        """Default: one row per run with the flat numbers of its JSON summary."""
+        from ..io import read_json
+        from ..tables import write_table_formats
+
+        rows = [{k: v for k, v in read_json(p).items() if not isinstance(v, (dict, list))} for p in paths]
+        write_table_formats(pd.DataFrame(rows), Path(tables_dir) / self.name, formats=("csv", "md", "tex"))
+
+    def summary_columns(self, tables_dir: Path) -> pd.DataFrame | None:
+        """Columns for results/tables/summary.csv keyed by dataset and generator (None: none)."""
+        return None
+
+    #: labels of summary columns for the report's summary table, in order
+    summary_labels: ClassVar[dict[str, str]] = {}
+
+    def evidence(self, tables_dir: Path) -> pd.DataFrame | None:
+        """Rows of EVIDENCE_COLUMNS for the per-risk verdict (risk measures only)."""
+        return None

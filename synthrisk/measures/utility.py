@@ -1,0 +1,82 @@
+"""Utility next to risk as a measure: ML efficacy per sensitive attribute (train on synthetic,
+test on the holdout, against train on real) and SDMetrics' quality score. On by default: a risk
+figure is read against the utility it buys.
+
+Summary JSON: `UtilityResult.to_json()` (quality, column_shapes, column_pair_trends,
+efficacy_ratio, efficacy). Per-record table: none; the efficacy table (target, metric, synthetic,
+real, ratio) takes its place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from .base import Measure, MeasureResult
+from .registry import register_measure
+
+PAIR = ["dataset", "generator"]
+SCORES = ["quality", "column_shapes", "column_pair_trends", "efficacy_ratio"]
+
+
+@register_measure
+class Utility(Measure):
+    name = "utility"
+    title = "Utility"
+    risk = None
+    record_columns = ("target", "metric", "synthetic", "real", "ratio")
+    order = 30
+    default_on = True
+    summary_labels = {"quality": "quality", "efficacy_ratio": "efficacy"}
+
+    def run(self, data, settings, unit):
+        from ..utility import utility
+
+        result = utility(data.members, data.synthetic, data.non_members, data.schema, seed=data.seed)
+        print(result.efficacy.to_string(index=False))
+        print(result.fidelity)
+        return MeasureResult(result.to_json(), result.efficacy)
+
+    def tables(self) -> list[str]:
+        return ["utility", "utility_efficacy"]
+
+    def summarise(self, paths, tables_dir, figures_dir, settings) -> None:
+        from ..tables import write_table_formats
+
+        runs, efficacy = _collect(paths)
+        write_table_formats(utility_table(runs), Path(tables_dir) / "utility", formats=("csv", "md", "tex"))
+        by_target = (efficacy.groupby(PAIR + ["target", "metric"])[["synthetic", "real", "ratio"]].mean().reset_index()
+                     if len(efficacy) else pd.DataFrame(columns=PAIR + ["target", "metric", "synthetic", "real", "ratio"]))
+        write_table_formats(by_target, Path(tables_dir) / "utility_efficacy", formats=("csv", "md", "tex"))
+
+    def summary_columns(self, tables_dir) -> pd.DataFrame | None:
+        utility = pd.read_csv(Path(tables_dir) / "utility.csv")
+        if utility.empty:
+            return None
+        picked = {f"{score}_{s}": score + ("" if s == "mean" else "_sd")
+                  for score in ("quality", "efficacy_ratio") for s in ("mean", "sd")}
+        return utility[PAIR + list(picked)].rename(columns=picked)
+
+
+def _collect(paths) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per run, one row per run x target x efficacy metric)."""
+    from ..io import read_json
+
+    rows, efficacy = [], []
+    for path in paths:
+        info = read_json(path)
+        key = {k: info[k] for k in ("dataset", "generator", "seed")}
+        rows.append({**key, **{k: info.get(k) for k in ["status", "error"] + SCORES}})
+        efficacy.extend({**key, **row} for row in info.get("efficacy", []))
+    return pd.DataFrame(rows), pd.DataFrame(efficacy)
+
+
+def utility_table(utility: pd.DataFrame) -> pd.DataFrame:
+    """Mean and sd over seeds of each utility score per dataset x generator (successful runs)."""
+    ok = utility[utility["status"] == "ok"] if len(utility) else utility
+    if ok.empty:
+        return pd.DataFrame(columns=PAIR + [f"{c}_{s}" for c in SCORES for s in ("mean", "sd")])
+    ok = ok.astype({c: float for c in SCORES})  # null (undefined) in the JSON -> NaN
+    table = ok.groupby(PAIR)[SCORES].agg(["mean", "std"])
+    table.columns = [f"{c}_{'mean' if s == 'mean' else 'sd'}" for c, s in table.columns]
+    return table.reset_index()
