@@ -21,7 +21,18 @@ def non_finite_keys(value, key: str = "") -> list[str]:
     return []
 
 
+# Top-level keys that are not measures (the measures' keys come from synthrisk.measures).
+WORKFLOW_KEYS = ("seeds", "datasets", "generators", "dp")
+
+
 def check_config(config: dict) -> None:
+    from .measures import builtin_measures
+
+    known = set(WORKFLOW_KEYS) | set(builtin_measures())
+    for key, block in config.items():
+        if key not in known and not (isinstance(block, dict) and "module" in block):
+            raise ConfigError(f"config: unknown key {key!r}; known: {sorted(known)} (a plug-in measure's block "
+                              "names its module: {module: my_package.my_measure})")
     bad = non_finite_keys(config)
     if bad:
         raise ConfigError(f"config: {', '.join(repr(k) for k in bad)} must be finite numbers (got NaN or "

@@ -49,3 +49,36 @@ def mixed(mixed_schema):
         "target": np.where(num > 0, "yes", "no"),
     })
     return mixed_schema.conform(frame)
+
+
+def readme_measure() -> str:
+    """The measure of the README's "Adding a measure" section, as written there."""
+    import re
+
+    text = (ROOT / "README.md").read_text()
+    block = text.split("<!-- add-a-measure:", 1)[1]
+    return re.search(r"```python\n(.*?)```", block, re.S).group(1)
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory):
+    """One real run of the tiny config, shared by the workflow tests: a generator that fails, and
+    the README's plug-in measure (one module on PYTHONPATH plus one config entry).
+    Returns (workdir, config path, environment of the run)."""
+    import os
+
+    import yaml
+    from helpers import snakemake, tiny_config
+
+    workdir = tmp_path_factory.mktemp("tiny")
+    package = workdir / "my_measures"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "exact_copies.py").write_text(readme_measure())
+    config = tiny_config(workdir)
+    raw = yaml.safe_load(config.read_text())
+    raw["exact_copies"] = {"module": "my_measures.exact_copies", "alpha": 0.05}
+    config.write_text(yaml.safe_dump(raw))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(workdir), os.environ.get("PYTHONPATH")]))}
+    snakemake(workdir, config, "--keep-going", env=env)
+    return workdir, config, env

@@ -32,11 +32,12 @@ def tiny_config(tmp_path, generators=None, **extra):
     return path
 
 
-def snakemake(tmp_path, config, *args, check=True):
+def snakemake(tmp_path, config, *args, check=True, env=None):
     """Snakemake in `tmp_path`; on both local cores unless the arguments name a profile."""
     local = [] if "--profile" in args else ["--cores", "2"]
-    done = subprocess.run(SNAKEMAKE + local + ["--directory", str(tmp_path), "--configfile", str(config), *args],
-                          capture_output=True, text=True, cwd=ROOT)
+    # The arguments go before --configfile, which takes every word that follows it.
+    done = subprocess.run(SNAKEMAKE + local + ["--directory", str(tmp_path), *args, "--configfile", str(config)],
+                          capture_output=True, text=True, cwd=ROOT, env=env)
     if check and done.returncode != 0:
         raise AssertionError(done.stdout[-3000:] + done.stderr[-3000:])
     return done

@@ -12,17 +12,8 @@ import yaml
 from helpers import snakemake, tiny_config
 
 
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    """One real run of the tiny config (with a generator that fails), shared by the tests below."""
-    workdir = tmp_path_factory.mktemp("tiny")
-    config = tiny_config(workdir)
-    snakemake(workdir, config, "--keep-going")
-    return workdir, config
-
-
 def test_tiny_run_isolates_a_failing_generator(tiny_run):
-    tmp_path, config = tiny_run
+    tmp_path, config, env = tiny_run
     out = tmp_path / "results/synthetic/adult"
     status = {g: json.loads((out / g / "seed0.json").read_text()) for g in ("cart", "independent", "broken")}
     assert status["cart"]["status"] == "ok" and status["independent"]["status"] == "ok"
@@ -45,7 +36,7 @@ def test_tiny_run_isolates_a_failing_generator(tiny_run):
 
 
 def test_summary_puts_risk_next_to_utility(tiny_run):
-    tmp_path, _ = tiny_run
+    tmp_path, _, _ = tiny_run
     summary = pd.read_csv(tmp_path / "results/tables/summary.csv").set_index("generator")
     assert sorted(summary.index) == ["broken", "cart", "independent"]  # the failed one included
     assert summary.loc["broken", "status"].startswith("failed 1/1: ConfigError")
@@ -88,7 +79,7 @@ def _chromium_driver():
 
 
 def test_report_renders_in_headless_chromium(tiny_run):
-    tmp_path, _ = tiny_run
+    tmp_path, _, _ = tiny_run
     page = tmp_path / "results/report/index.html"
     text = page.read_text()
     assert "http://" not in text.replace("http://www.w3.org", "") and "https://" not in text  # self-contained
@@ -118,33 +109,34 @@ def test_report_renders_in_headless_chromium(tiny_run):
 
 
 def test_snakemake_report_builds(tiny_run):
-    tmp_path, config = tiny_run
-    snakemake(tmp_path, config, "--report", str(tmp_path / "snakemake-report.zip"))
+    tmp_path, config, env = tiny_run
+    snakemake(tmp_path, config, "--report", str(tmp_path / "snakemake-report.zip"), env=env)
     assert (tmp_path / "snakemake-report.zip").stat().st_size > 10_000
 
 
 def test_rerun_after_adding_a_generator_touches_only_its_branch(tiny_run):
-    tmp_path, config = tiny_run
-    dry = snakemake(tmp_path, config, "-n")
+    tmp_path, config, env = tiny_run
+    dry = snakemake(tmp_path, config, "-n", env=env)
     assert "Nothing to be done" in dry.stdout + dry.stderr
 
     extended = yaml.safe_load(config.read_text())
     extended["generators"]["independent_again"] = {"backend": "independent"}
     extended_path = tmp_path / "extended.yaml"
     extended_path.write_text(yaml.safe_dump(extended))
-    dry = snakemake(tmp_path, extended_path, "-n")
+    dry = snakemake(tmp_path, extended_path, "-n", env=env)
     # Group jobs print their member jobs indented.
     blocks = re.split(r"^\s*(?:local)?rule (\w+):\n", dry.stdout, flags=re.M)[1:]
     jobs = [(rule, (re.findall(r"^\s+wildcards: (.*)$", body, re.M) or [""])[0])
             for rule, body in zip(blocks[::2], blocks[1::2])]
     per_run = {(rule, wildcards) for rule, wildcards in jobs if wildcards}
     aggregations = {rule for rule, wildcards in jobs if not wildcards}
-    assert {rule for rule, _ in per_run} == {"generate", "rapid", "mia", "utility"}
+    assert {rule for rule, _ in per_run} == {"generate", "rapid", "mia", "utility", "exact_copies"}
     assert all("generator=independent_again" in wildcards for _, wildcards in per_run), per_run
-    assert aggregations == {"rapid_summary", "mia_summary", "summary", "report", "all"}
+    assert aggregations == {"rapid_summary", "mia_summary", "utility_summary", "exact_copies_summary", "summary",
+                            "report", "all"}
 
     (tmp_path / "results/synthetic/adult/cart/seed0.parquet").unlink()
-    dry = snakemake(tmp_path, config, "-n", "--quiet", "rules")
+    dry = snakemake(tmp_path, config, "-n", "--quiet", "rules", env=env)
     text = dry.stdout + dry.stderr
     assert "generate" in text and "split" not in text and "load_dataset" not in text
 

@@ -50,7 +50,8 @@ def register(backend: str) -> Callable[[type[Generator]], type[Generator]]:
 
 # Built-in backends and the module that registers each. A module is imported only when its backend
 # is asked for: the main environment has no synthcity, the synthcity environment no SDV or mbi.
-BUILTIN_BACKENDS = {"cart": "cart", "identity": "baselines", "independent": "baselines", "sdv": "sdv",
+BUILTIN_BACKENDS = {"cart": "cart", "identity": "baselines", "independent": "baselines", "leaky": "baselines",
+                    "sdv": "sdv",
                     "mst": "mst", "synthcity": "synthcity"}
 
 

@@ -1,0 +1,106 @@
+"""The measure interface: one module plus one config entry is all a new measure takes (the
+README's example, run as written in a real Snakemake run), and the shared failure path."""
+
+import json
+
+import pandas as pd
+import pytest
+import yaml
+
+from helpers import ROOT, snakemake, tiny_config
+
+
+def test_a_measure_is_one_module_plus_one_config_entry(tiny_run):
+    """The README's measure, run as written in the tiny run: its jobs, table, verdict rows and
+    report section."""
+    workdir, config, env = tiny_run
+    run = json.loads((workdir / "results/exact_copies/adult/cart/seed0.json").read_text())
+    assert run["status"] == "ok" and 0 <= run["non_member_copy_rate"] <= 1
+    assert pd.read_parquet(workdir / "results/exact_copies/adult/cart/seed0.parquet").columns.tolist() == [
+        "row_id", "member", "copied"]
+    assert json.loads((workdir / "results/exact_copies/adult/broken/seed0.json").read_text())["status"] == "failed"
+    table = pd.read_csv(workdir / "results/tables/exact_copies.csv").set_index("generator")
+    assert table.loc["independent", "n_seeds_beating"] == 0
+    risk = pd.read_csv(workdir / "results/tables/risk.csv")
+    membership = risk[(risk["risk"] == "membership") & (risk["generator"] == "independent")]
+    assert len(membership) == 1 and membership["n_attacks"].iloc[0] >= 4  # mia's three AUCs + exact copies
+    page = (workdir / "results/report/index.html").read_text()
+    assert "exact_copies" in page and "verdict: membership inference" in page
+    rules = snakemake(workdir, config, "--list-rules", env=env).stdout.split()
+    assert {"exact_copies", "exact_copies_summary"} <= set(rules)
+
+
+def test_an_unknown_setting_of_a_measure_is_named(tiny_run):
+    workdir, config, env = tiny_run
+    raw = yaml.safe_load(config.read_text())
+    raw["exact_copies"]["alpah"] = 0.1
+    bad = workdir / "bad.yaml"
+    bad.write_text(yaml.safe_dump(raw))
+    done = snakemake(workdir, bad, "-n", check=False, env=env)
+    assert done.returncode != 0 and "exact_copies: unknown key(s) ['alpah']" in done.stderr + done.stdout
+
+
+def test_an_unknown_top_level_key_is_named(tmp_path):
+    config = tiny_config(tmp_path, dcr_typo={"x": 1})
+    done = snakemake(tmp_path, config, "-n", check=False)
+    assert done.returncode != 0 and "unknown key 'dcr_typo'" in done.stderr + done.stdout
+
+
+def _frames(tmp_path, generator_status="ok"):
+    from synthrisk.data import load_dataset, load_schema
+    from synthrisk.io import write_json, write_table
+
+    schema = load_schema(ROOT / "config/datasets/adult.yaml")
+    real = load_dataset(schema).head(300).reset_index(drop=True)
+    real.insert(0, "row_id", range(len(real)))
+    paths = {}
+    for name, part in (("members", real.iloc[:100]), ("non_members", real.iloc[100:200]), ("aux", real.iloc[200:]),
+                       ("real", real), ("synthetic", real.iloc[:100].drop(columns="row_id"))):
+        paths[name] = tmp_path / f"{name}.parquet"
+        write_table(part, paths[name])
+    paths["status"] = tmp_path / "status.json"
+    write_json({"generator": "g", "status": generator_status, "error": "boom" if generator_status != "ok" else None},
+               paths["status"])
+    paths["schema"] = ROOT / "config/datasets/adult.yaml"
+    return paths
+
+
+class _Raising:
+    name, record_columns = "raising", ("row_id",)
+
+    def __init__(self, error):
+        self.error = error
+
+    def run(self, data, settings, unit):
+        raise self.error
+
+    def log_line(self, result):
+        return ""
+
+
+@pytest.mark.parametrize("error, status, reason", [
+    (ValueError("singular matrix"), "failed", "ValueError: singular matrix"),
+    ("not applicable", "skipped", "needs an aux set"),
+])
+def test_a_measure_that_raises_or_does_not_apply_is_recorded_not_fatal(tmp_path, error, status, reason):
+    from synthrisk.measures import NotApplicable
+    from synthrisk.measures.runner import run_measure
+
+    error = NotApplicable("needs an aux set") if error == "not applicable" else error
+    paths = _frames(tmp_path)
+    key = {"dataset": "adult", "generator": "g", "seed": 0}
+    assert run_measure(_Raising(error), None, paths, key, None, tmp_path / "r.parquet", tmp_path / "r.json") == status
+    summary = json.loads((tmp_path / "r.json").read_text())
+    assert summary == {**key, "status": status, "error": reason}
+    assert pd.read_parquet(tmp_path / "r.parquet").columns.tolist() == ["row_id"]
+
+
+def test_an_upstream_generator_failure_is_passed_on(tmp_path):
+    from synthrisk.measures import measure
+    from synthrisk.measures.runner import run_measure
+
+    paths = _frames(tmp_path, generator_status="failed")
+    mia = measure("mia")
+    key = {"dataset": "adult", "generator": "g", "seed": 0}
+    assert run_measure(mia, mia.settings({}), paths, key, None, tmp_path / "r.parquet", tmp_path / "r.json") == "failed"
+    assert json.loads((tmp_path / "r.json").read_text())["error"] == "generator g failed: boom"
