@@ -23,8 +23,9 @@ larger of the two real sets is always subsampled (seeded) to the size of the sma
 searches see equally many records and the share is 0.5 under the null whatever the split sizes.
 The price: with more members than holdout records, a copy of a member left out of the subsample is
 not seen as closer to the members, so the share's excess over 0.5 is diluted by n_holdout/n_members.
-Give as many holdout records as members for full power. The exact-copy counts below do not depend
-on the subsample: they look at every member and every holdout record.
+Give as many holdout records as members for full power. Distances, NNDR and `nearest_member` are
+those within the compared subsample; the exact-copy counts below do not depend on it: they look
+at every member and every holdout record.
 
 Interval and test. Ties carry no information on which side is closer, so the one-sided test of
 "closer to members more often than to the holdout" is the exact sign test on the untied records
