@@ -110,3 +110,17 @@ def test_mst_needs_a_valid_epsilon():
         make_generator({"backend": "mst"})
     with pytest.raises(ConfigError, match="epsilon must be"):
         make_generator({"backend": "mst", "params": {"epsilon": -1}})
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.01, 0.1, 0.5])
+def test_leaky_releases_the_configured_share_of_members_verbatim(adult, adult_schema, fraction):
+    members = adult_schema.conform(adult.sample(2000, random_state=1).reset_index(drop=True))
+    synthetic = make_generator({"backend": "leaky", "params": {"fraction": fraction}}, seed=0).fit(
+        members, adult_schema).sample(2000, seed=3)
+    assert list(synthetic.columns) == list(members.columns) and len(synthetic) == 2000
+    # Each released copy is a member; independent draws match a whole member row only by chance.
+    member_rows = set(map(tuple, members.astype(str).to_numpy()))
+    copied = np.mean([tuple(r) in member_rows for r in synthetic.astype(str).to_numpy()])
+    assert fraction <= copied <= fraction + 0.01
+    with pytest.raises(ConfigError, match="fraction"):
+        make_generator({"backend": "leaky", "params": {"fraction": 1.5}}, seed=0)

@@ -73,5 +73,5 @@ def make_generator(spec: dict, seed: int = 0, name: str = "generator") -> Genera
     params = spec.pop("params", {}) or {}
     try:
         return _REGISTRY[backend](seed=seed, **spec, **params)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise ConfigError(f"generators.{name}: bad parameters for backend {backend!r}: {exc}") from None

@@ -1,0 +1,83 @@
+"""The per-run rows and the over-seeds table that most measures' summaries are made of: one row
+per dataset x generator with means (and spreads) over the seeds that ran, the seeds whose test
+beat the reference, and a status that keeps failed and skipped runs visible."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..io import read_json
+from ..tables import write_table_formats
+
+PAIR = ["dataset", "generator"]
+
+
+def collect_runs(paths, fields: dict[str, Callable[[dict], object]], keys=("dataset", "generator", "seed"),
+                 rows: Callable[[dict], list[dict]] | None = None) -> pd.DataFrame:
+    """One row per run JSON (or per item of `rows(info)` for a run that holds several attacks):
+    its keys, status and error, and `fields` computed from its summary (ok runs only)."""
+    out = []
+    for path in paths:
+        info = read_json(path)
+        base = {k: info[k] for k in keys} | {"status": info["status"], "error": info.get("error")}
+        if info["status"] != "ok":
+            out.append(base)
+            continue
+        for item in (rows(info) if rows else [info]):
+            out.append({**base, **{name: get(item) for name, get in fields.items()}})
+    return pd.DataFrame(out)
+
+
+def over_seeds(runs: pd.DataFrame, by: list[str], means: list[str], beats: str | None = None,
+               ci: tuple[str, str] | None = None) -> pd.DataFrame:
+    """Per `by` group: `{m}_mean` and `{m}_sd` of each of `means` over ok runs, `n_seeds` (ok),
+    `n_seeds_beating` (ok runs whose `beats` column is true), `ci_low_min` / `ci_high_max` (the
+    widest interval over seeds) and `status` ("ok", "failed k/n: error" or "skipped: reason")."""
+    groups = []
+    for key, group in runs.groupby(by, sort=True, dropna=False):
+        ok = group[group["status"] == "ok"]
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        for m in means:
+            values = pd.to_numeric(ok[m], errors="coerce") if m in ok else pd.Series(dtype=float)
+            row[f"{m}_mean"] = values.mean() if len(values) else np.nan
+            row[f"{m}_sd"] = values.std() if len(values) > 1 else np.nan
+        if ci:
+            row["ci_low_min"] = pd.to_numeric(ok[ci[0]], errors="coerce").min() if len(ok) else np.nan
+            row["ci_high_max"] = pd.to_numeric(ok[ci[1]], errors="coerce").max() if len(ok) else np.nan
+        row["n_seeds"] = len(ok)
+        row["n_seeds_beating"] = int(ok[beats].astype(bool).sum()) if beats and len(ok) else 0
+        row["status"] = _status(group)
+        groups.append(row)
+    return pd.DataFrame(groups)
+
+
+def _status(group: pd.DataFrame) -> str:
+    n = len(group)
+    failed, skipped = group[group["status"] == "failed"], group[group["status"] == "skipped"]
+    if len(failed):
+        return f"failed {len(failed)}/{n}: {failed['error'].iloc[0]}"
+    if len(skipped):
+        return f"skipped: {skipped['error'].iloc[0]}"
+    return "ok"
+
+
+def write(table: pd.DataFrame, tables_dir, name: str) -> None:
+    write_table_formats(table, Path(tables_dir) / name, formats=("csv", "md", "tex"))
+
+
+def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: str, value: str,
+                  reference, detail: str, tpr_2=np.nan, tpr_3=np.nan) -> pd.DataFrame:
+    """EVIDENCE_COLUMNS rows from an over-seeds table (ok rows only)."""
+    table = table[table["n_seeds"] > 0]
+    return pd.DataFrame({
+        "dataset": table["dataset"], "generator": table["generator"], "risk": risk, "measure": measure,
+        "attack": attack if isinstance(attack, str) else attack(table), "metric": metric,
+        "value": table[value], "reference": reference if np.isscalar(reference) else table[reference],
+        "ci_low": table.get("ci_low_min", np.nan), "ci_high": table.get("ci_high_max", np.nan),
+        "n_seeds": table["n_seeds"], "n_seeds_beating": table["n_seeds_beating"],
+        "tpr_at_1e-02": tpr_2 if np.isscalar(tpr_2) else table[tpr_2],
+        "tpr_at_1e-03": tpr_3 if np.isscalar(tpr_3) else table[tpr_3], "detail": detail})
