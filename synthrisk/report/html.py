@@ -19,7 +19,8 @@ from .provenance import PACKAGES, benchmark_records, git_revision, stage_times
 
 # Figures that no measure makes: figure file prefix -> (section, caption file in workflow/report/).
 # The measures' sections sit between the first two and the last (synthrisk.measures).
-BEFORE_MEASURES = [("risk_utility_", "Risk against utility", "risk_utility.rst"),
+BEFORE_MEASURES = [("risk_evidence_", "Every attack against its reference", "risk_evidence.rst"),
+                   ("risk_utility_", "Risk against utility", "risk_utility.rst"),
                    ("rapid_simulation_", "RAPID: dependence-strength simulation", "rapid_simulation.rst")]
 AFTER_MEASURES = [("dp_", "DP sufficient statistics", "dp.rst")]
 # Wildcards that a caption reads (as Snakemake's report passes them), recovered from figure names.

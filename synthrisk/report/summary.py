@@ -113,14 +113,42 @@ def plot_risk_utility(summary: pd.DataFrame, specs: dict, dataset: str, path) ->
     return save(fig, path)
 
 
+def plot_evidence(evidence: pd.DataFrame, specs: dict, dataset: str, path) -> Path:
+    """Every attack against its own reference, one panel per risk type: the excess of its value
+    over the reference (chance floor, 0.5, control set) per generator; filled markers beat the
+    reference in a strict majority of seeds, open ones do not."""
+    from ..measures.base import RISKS
+    from ..measures.verdict import beats
+
+    data = evidence[evidence["dataset"] == dataset]
+    risks = [r for r in RISKS if r in set(data["risk"])]
+    fig, axes = subplots(max(len(risks), 1), width=4.6, height=0.35 * len(specs) + 1.6, ncols=min(max(len(risks), 1), 2))
+    generators = [g for g in specs if g in set(data["generator"])]
+    for ax, risk in zip(axes, risks):
+        part = data[data["risk"] == risk].assign(beats=lambda d: beats(d))
+        for k, ((measure, attack), rows) in enumerate(part.groupby(["measure", "attack"], sort=True)):
+            y = rows["generator"].map({g: i for i, g in enumerate(generators)}).to_numpy(float) + (k % 5 - 2) * 0.08
+            excess = rows["value"].astype(float) - rows["reference"].astype(float)
+            colour = f"C{k % 10}"
+            ax.scatter(excess[rows["beats"]], y[rows["beats"].to_numpy()], color=colour, s=18, label=f"{attack}")
+            ax.scatter(excess[~rows["beats"]], y[~rows["beats"].to_numpy()], facecolors="none", edgecolors=colour, s=18)
+        ax.axvline(0, color="k", lw=0.8, ls="--")
+        ax.set_yticks(range(len(generators)), generators, fontsize=7)
+        ax.set(xlabel="value - reference (filled: beats it)", title=RISKS[risk])
+        ax.legend(fontsize=5, loc="lower right")
+    fig.suptitle(f"{dataset}: every attack against its reference point")
+    return save(fig, path)
+
+
 def write_summary(measures: dict, status_paths, specs: dict, tables_dir, figures_dir) -> pd.DataFrame:
-    """risk.csv (one verdict per dataset x generator x risk), summary.csv and the risk-utility
-    figures, from the tables the measures' summaries wrote to `tables_dir`."""
+    """risk.csv (one verdict per dataset x generator x risk), summary.csv, the risk-utility and
+    the evidence figures, from the tables the measures' summaries wrote to `tables_dir`."""
     tables_dir = Path(tables_dir)
-    write_table_formats(risk_table(collect_evidence(measures, tables_dir)), tables_dir / "risk",
-                        formats=("csv", "md", "tex"))
+    evidence = collect_evidence(measures, tables_dir)
+    write_table_formats(risk_table(evidence), tables_dir / "risk", formats=("csv", "md", "tex"))
     summary = summary_table(measures, tables_dir, generator_runs(status_paths), specs)
     write_table_formats(summary, tables_dir / "summary", formats=("csv", "md", "tex"))
     for dataset in sorted(summary["dataset"].unique()):
         plot_risk_utility(summary, specs, dataset, Path(figures_dir) / f"risk_utility_{dataset}.png")
+        plot_evidence(evidence, specs, dataset, Path(figures_dir) / f"risk_evidence_{dataset}.png")
     return summary

@@ -15,6 +15,14 @@ rule summary:
                 caption="../report/risk_utility.rst",
             )
             for dataset in DATASETS
+        ]
+        + [
+            report(
+                f"results/figures/risk_evidence_{dataset}.png",
+                category="Risk and utility",
+                caption="../report/risk_evidence.rst",
+            )
+            for dataset in DATASETS
         ],
     params:
         specs=GENERATOR_SPECS,
