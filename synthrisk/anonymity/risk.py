@@ -1,0 +1,118 @@
+"""Attack success rates and the privacy risk measured against a control set (Giomi et al. 2023).
+
+Success rate of an attack made `n` times with `k` successes, at confidence level c (Wilson 1927),
+with z = Phi^-1((1 + c) / 2):
+
+    rate  = (k + z^2 / 2) / (n + z^2)
+    error = z / (n + z^2) * sqrt(k (n - k) / n + z^2 / 4)
+    CI    = [rate - error, rate + error] clipped to [0, 1]
+
+`rate` is the centre of the Wilson score interval (a shrinkage of k / n towards 1/2 that is
+invisible at the sample sizes used here); anonymeter 1.1.0 reports the same centre.
+
+Risk of the attack on the members (main rate r_m, error e_m) in excess of the same attack on the
+control set (records never given to the generator; rate r_c, error e_c):
+
+    risk  = (r_m - r_c) / (1 - r_c)
+    error = sqrt( (e_m / (1 - r_c))^2 + (e_c (r_m - 1) / (1 - r_c)^2)^2 )     (first-order propagation)
+    CI    = [risk - error, risk + error]; the reported risk and both ends are clipped to [0, 1]
+
+so 0 means the synthetic data helped the attacker no more on the members than on people who were
+not in the training data, and 1 means every attack that fails on the control set succeeds on the
+members. `residual` keeps the unclipped value (negative when the control set is attacked more
+successfully). The naive baseline (random guesses) is reported as a rate with its own CI: an
+attack no better than its baseline says that the attacker learnt nothing from the synthetic data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from math import sqrt
+
+from scipy.stats import norm
+
+from ..errors import ConfigError, DataError
+
+
+def _z(confidence: float) -> float:
+    if not (isinstance(confidence, (int, float)) and 0.0 < confidence < 1.0):
+        raise ConfigError(f"confidence: must be a number strictly between 0 and 1, got {confidence!r}")
+    return float(norm.ppf(0.5 * (1.0 + confidence)))
+
+
+@dataclass(frozen=True)
+class SuccessRate:
+    """Wilson estimate of a success rate: `rate` is the interval's centre, `error` its half width."""
+
+    n_success: float
+    n: int
+    rate: float
+    error: float
+    ci_low: float
+    ci_high: float
+
+
+def success_rate(n_success: float, n: int, confidence: float = 0.95) -> SuccessRate:
+    """Wilson score estimate of a success rate (see the module docstring for the formula).
+
+    `n_success` may be fractional (the singling-out control count after its size correction) and
+    must lie in [0, n]."""
+    z = _z(confidence)
+    if int(n) != n or n < 1:
+        raise DataError(f"n: the number of attacks must be a positive integer, got {n!r}")
+    if not (0.0 <= n_success <= n):
+        raise DataError(f"n_success: {n_success!r} successes out of {n} attacks is not a count in [0, n]")
+    z2 = z * z
+    rate = (n_success + 0.5 * z2) / (n + z2)
+    error = z / (n + z2) * sqrt(n_success * (n - n_success) / n + 0.25 * z2)
+    return SuccessRate(float(n_success), int(n), rate, error, min(max(rate - error, 0.0), 1.0),
+                       min(max(rate + error, 0.0), 1.0))
+
+
+@dataclass(frozen=True)
+class ControlRisk:
+    """Risk on the members in excess of the control set, with the rates it is made of."""
+
+    risk: float
+    ci_low: float
+    ci_high: float
+    residual: float
+    residual_error: float
+    confidence: float
+    main: SuccessRate
+    control: SuccessRate
+    baseline: SuccessRate | None = None
+
+    def to_json(self) -> dict:
+        out = {"risk": self.risk, "ci_low": self.ci_low, "ci_high": self.ci_high, "residual": self.residual,
+               "residual_error": self.residual_error, "confidence": self.confidence}
+        for name in ("main", "control", "baseline"):
+            rate = getattr(self, name)
+            out[name] = None if rate is None else {k: float(v) if k != "n" else int(v) for k, v in asdict(rate).items()}
+        return out
+
+
+def control_risk(n_main_success: float, n_main: int, n_control_success: float, n_control: int,
+                 confidence: float = 0.95, n_baseline_success: float | None = None,
+                 n_baseline: int | None = None) -> ControlRisk:
+    """risk = (main - control) / (1 - control) from Wilson rates, with the propagated CI.
+
+    See the module docstring for the formulas; the baseline rate is reported when given."""
+    main = success_rate(n_main_success, n_main, confidence)
+    control = success_rate(n_control_success, n_control, confidence)
+    # The Wilson centre is below 1 for any finite n, so 1 - control.rate > 0.
+    gap = 1.0 - control.rate
+    residual = (main.rate - control.rate) / gap
+    error = sqrt((main.error / gap) ** 2 + (control.error * (main.rate - 1.0) / gap ** 2) ** 2)
+    baseline = None
+    if (n_baseline_success is None) != (n_baseline is None):
+        raise ConfigError("n_baseline_success and n_baseline: give both or neither")
+    if n_baseline is not None:
+        baseline = success_rate(n_baseline_success, n_baseline, confidence)
+
+    def clip(x: float) -> float:
+        return min(max(x, 0.0), 1.0)
+
+    return ControlRisk(risk=clip(residual), ci_low=clip(residual - error), ci_high=clip(residual + error),
+                       residual=residual, residual_error=error, confidence=float(confidence), main=main,
+                       control=control, baseline=baseline)
