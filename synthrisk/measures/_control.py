@@ -1,0 +1,78 @@
+"""What the three anonymeter-style measures (singling_out, linkability, inference) share: the
+control set, its size, and how a control-corrected risk becomes a table row and a verdict row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SynthriskError
+from . import tabulate
+from .base import NotApplicable
+
+CONTROL_NOTE = ("reference: 0, the same attack on control records the generator never saw (risk = "
+                "(main - control) / (1 - control)); beats it when the interval's lower end is above 0")
+_STREAM = 0x414E4F4E  # "ANON": the equal-size draw, independent of the other seeded draws
+
+
+def members_and_control(data) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Members and control (the holdout) at equal sizes, the larger subsampled with the seed.
+
+    The control set's success rate is the chance level of the attack, and the chance that a query
+    singles out (or a guess hits) depends on the size of the table it is checked on; anonymeter
+    rescales a smaller control count with a fitted curve, which under-corrects on Adult and is
+    wrong in anonymeter 1.1.0 (benchmarks/anonymity_vs_anonymeter.py). Equal sizes need no
+    correction."""
+    if data.non_members.empty:
+        raise NotApplicable("needs control records (the holdout, n_holdout > 0)")
+    members, control = data.members, data.non_members
+    n = min(len(members), len(control))
+    rng = np.random.default_rng([data.seed, _STREAM])
+    if len(members) > n:
+        members = members.iloc[np.sort(rng.permutation(len(members))[:n])]
+    elif len(control) > n:
+        control = control.iloc[np.sort(rng.permutation(len(control))[:n])]
+    return members.reset_index(drop=True), control.reset_index(drop=True)
+
+
+def run_or_skip(evaluate, *args, **kwargs):
+    """An evaluator's result, or NotApplicable with its message when it cannot apply to these
+    data or settings (too few quasi-identifiers for linkability, ...)."""
+    try:
+        return evaluate(*args, **kwargs)
+    except SynthriskError as exc:
+        raise NotApplicable(str(exc)) from None
+
+
+def risk_fields() -> dict:
+    return {"risk": lambda s: s["risk"], "residual": lambda s: s["residual"], "ci_low": lambda s: s["ci_low"],
+            "ci_high": lambda s: s["ci_high"], "main_rate": lambda s: s["main"]["rate"],
+            "control_rate": lambda s: s["control"]["rate"],
+            "baseline_rate": lambda s: (s.get("baseline") or {}).get("rate"),
+            "beats": lambda s: s["residual"] - s["residual_error"] > 0}
+
+
+def summarise(paths, tables_dir, name: str, by_attack: str, rows) -> None:
+    runs = tabulate.collect_runs(paths, {by_attack: lambda s: s["label"], **risk_fields()}, rows=rows)
+    by = tabulate.PAIR + ([by_attack] if by_attack in runs else [])
+    table = tabulate.over_seeds(runs, by, ["risk", "residual", "main_rate", "control_rate", "baseline_rate"],
+                                beats="beats", ci=("ci_low", "ci_high"))
+    tabulate.write(table, tables_dir, name)
+
+
+def evidence(tables_dir, name: str, risk: str, by_attack: str) -> pd.DataFrame | None:
+    table = pd.read_csv(Path(tables_dir) / f"{name}.csv")
+    if "risk_mean" not in table:
+        return None
+    return tabulate.evidence_rows(table, risk, name, lambda t: t[by_attack], "risk vs control", "risk_mean", 0.0,
+                                  CONTROL_NOTE)
+
+
+def summary_column(tables_dir, name: str, column: str) -> pd.DataFrame | None:
+    """The largest mean risk over the measure's attacks per dataset x generator."""
+    table = pd.read_csv(Path(tables_dir) / f"{name}.csv")
+    if "risk_mean" not in table:
+        return None
+    return table.groupby(tabulate.PAIR)["risk_mean"].max().rename(column).reset_index()
