@@ -2,6 +2,7 @@
 README's example, run as written in a real Snakemake run), and the shared failure path."""
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -104,3 +105,17 @@ def test_an_upstream_generator_failure_is_passed_on(tmp_path):
     key = {"dataset": "adult", "generator": "g", "seed": 0}
     assert run_measure(mia, mia.settings({}), paths, key, None, tmp_path / "r.parquet", tmp_path / "r.json") == "failed"
     assert json.loads((tmp_path / "r.json").read_text())["error"] == "generator g failed: boom"
+
+
+def test_a_user_config_runs_exactly_what_it_names(tmp_path):
+    """One dataset, two generators, no measure block: the DAG holds those and utility (on by
+    default), nothing of the default config (no simulation dataset, RAPID, MIA or DP)."""
+    config = tmp_path / "mine.yaml"
+    config.write_text(yaml.safe_dump({
+        "seeds": [0], "datasets": {"adult": {"schema": str(ROOT / "config/datasets/adult.yaml"),
+                                             "n_train": 300, "n_holdout": 200}},
+        "generators": {"cart": {"backend": "cart"}, "independent": {"backend": "independent"}}}))
+    dry = snakemake(tmp_path, config, "-n", "--quiet", "rules").stdout
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", dry, re.M))
+    assert counts == {"load_dataset": "1", "split": "1", "generate": "2", "utility": "2", "utility_summary": "1",
+                      "summary": "1", "report": "1", "all": "1", "total": "10"}, dry
