@@ -51,11 +51,13 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 import pandas as pd
-from scipy.stats import binom, norm
+from scipy.stats import binom
+from statsmodels.stats.proportion import proportion_confint
 
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import DataError
+from ..io import finite_or_null
 from ..mia.gower import GowerSpace
 
 LEVEL = 0.95
@@ -83,21 +85,7 @@ class DcrResult:
         `exact_copies_holdout` and their `*_share`, the design (`n_synthetic`,
         `n_members_available`, `n_holdout_available`, `n_compared`, `subsampled`,
         `comparison_rule`, `tie_rule`, `nndr_rule`, `distance`, `seed`) and `unknown_level_share`."""
-        return _plain(self.summary)
-
-
-def _plain(value):
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
+        return finite_or_null(self.summary)
 
 
 @numba.njit(parallel=True, cache=True, fastmath=False)
@@ -182,11 +170,8 @@ def _quantiles(values: np.ndarray) -> dict:
 def _wilson(successes: int, n: int, level: float) -> tuple[float, float]:
     if n == 0:
         return 0.5, 0.5
-    z = float(norm.ppf(0.5 + level / 2))
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low, high = proportion_confint(successes, n, alpha=1 - level, method="wilson")
+    return float(low), float(high)
 
 
 def _conform(frame, schema: DatasetSchema, name: str, minimum: int) -> pd.DataFrame:
@@ -288,4 +273,4 @@ def dcr(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, s
         "nndr_rule": "nearest / second-nearest distance per synthetic record; 0/0 := 1",
         "distance": DISTANCE_NOTE, "seed": int(seed), "unknown_level_share": unknown,
     }
-    return DcrResult(_plain(summary), records)
+    return DcrResult(finite_or_null(summary), records)

@@ -69,6 +69,7 @@ from ..data.encoding import category_strings, numeric_values
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
+from ..io import finite_or_null
 from ..mia.attacks import (
     _SUBSAMPLE_STREAM,
     DEFAULT_MIN_ATTACK_MEMBERS,
@@ -102,21 +103,7 @@ class DomiasResult:
         `n_members_available`, `n_non_members_available`, `n_aux`, `n_aux_members`,
         `aux_member_share`, `aux_members_disjoint_from_attack_set`, `design_notes`; `seed`,
         `unknown_level_share`."""
-        return _plain(self.summary)
-
-
-def _plain(value):
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
+        return finite_or_null(self.summary)
 
 
 @numba.njit(parallel=True, cache=True, fastmath=False)
@@ -356,4 +343,4 @@ def domias(members: pd.DataFrame, non_members: pd.DataFrame, aux: pd.DataFrame, 
         "aux_members_disjoint_from_attack_set": True, "design_notes": list(plan.notes),
         "seed": int(seed), "unknown_level_share": unknown,
     }
-    return DomiasResult(_plain(summary), records, ids_m[aux_pos])
+    return DomiasResult(finite_or_null(summary), records, ids_m[aux_pos])
