@@ -119,3 +119,39 @@ def test_a_user_config_runs_exactly_what_it_names(tmp_path):
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", dry, re.M))
     assert counts == {"load_dataset": "1", "split": "1", "generate": "2", "utility": "2", "utility_summary": "1",
                       "summary": "1", "report": "1", "all": "1", "total": "10"}, dry
+
+
+@pytest.mark.parametrize("name, empty, reason", [
+    ("dcr", "non_members", "holdout"),
+    ("domias", "aux", "auxiliary records"),
+    ("singling_out", "non_members", "control records"),
+    ("linkability", "non_members", "control records"),
+    ("inference", "non_members", "control records"),
+])
+def test_a_measure_without_its_input_is_skipped_with_the_reason(tmp_path, name, empty, reason):
+    from synthrisk.measures import measure
+    from synthrisk.measures.runner import run_measure
+
+    paths = _frames(tmp_path)
+    from synthrisk.io import read_table, write_table
+
+    write_table(read_table(paths[empty]).iloc[:0], paths[empty])
+    m = measure(name)
+    key = {"dataset": "adult", "generator": "g", "seed": 0}
+    assert run_measure(m, m.settings({}), paths, key, None, tmp_path / "r.parquet", tmp_path / "r.json") == "skipped"
+    assert reason in json.loads((tmp_path / "r.json").read_text())["error"]
+
+
+def test_linkability_with_one_quasi_identifier_is_skipped(tmp_path):
+    from synthrisk.data import load_schema
+    from synthrisk.measures import MeasureInput, NotApplicable, measure
+
+    schema = load_schema(ROOT / "config/datasets/adult.yaml")
+    one = type(schema).from_dict({**schema.to_dict(), "quasi_identifiers": schema.quasi_identifiers[:1]})
+    paths = _frames(tmp_path)
+    from synthrisk.io import read_table
+
+    frames = {k: read_table(paths[k]) for k in ("members", "non_members", "aux", "synthetic")}
+    data = MeasureInput(**frames, schema=one, population_size=300, seed=0)
+    with pytest.raises(NotApplicable, match="quasi"):
+        measure("linkability").run(data, measure("linkability").settings({}), None)
