@@ -283,3 +283,22 @@ def test_tables_name_every_tau_rule(tmp_path, with_ids, sim_schema):
     write_summary(paths, tmp_path / "tables", tmp_path / "figures")
     thresholds = pd.read_csv(tmp_path / "tables/mia_thresholds.csv")
     assert {"tau_rule", "member_share"} <= set(thresholds) and (tmp_path / "figures/mia_f1_sim.png").exists()
+
+
+def test_tpr_at_low_fpr_test_holds_its_level_and_catches_a_small_leak():
+    """Under exchangeable scores the beta-binomial p-value of TPR at FPR 1e-2 rejects at most at
+    its level; 10 % of members scoring above every non-member is caught although the AUC moves by
+    about 0.05."""
+    from synthrisk.mia.metrics import score_metrics, tpr_against_chance
+
+    rng = np.random.default_rng(0)
+    n1, n0 = 300, 3000
+    y = np.r_[np.ones(n1), np.zeros(n0)]
+    p = [tpr_against_chance(score_metrics(y, rng.normal(size=n1 + n0))["tpr_at_fpr"]["1e-02"], 0.01, n1, n0)
+         for _ in range(400)]
+    assert np.mean(np.array(p) < 0.05) <= 0.06
+    scores = rng.normal(size=n1 + n0)
+    scores[:30] = 10.0  # 10 % of the members copied: they score above every non-member
+    metrics = score_metrics(y, scores)
+    assert metrics["auc"] < 0.56 and tpr_against_chance(metrics["tpr_at_fpr"]["1e-02"], 0.01, n1, n0) < 1e-6
+    assert tpr_against_chance(0.5, 0.01, n1, 50) is None  # 50 non-members cannot resolve FPR 1e-2

@@ -86,5 +86,5 @@ class Mia(Measure):
             "n_seeds": table["n_seeds"], "n_seeds_beating": table["n_seeds_beating_chance"],
             "tpr_at_1e-02": table.get("tpr_at_1e-02_mean", np.nan),
             "tpr_at_1e-03": table.get("tpr_at_1e-03_mean", np.nan),
-            "detail": "reference: AUC 0.5 (Mann-Whitney test, Holm over the run's attacks); "
-                      "interval: Hanley-McNeil, widest over seeds"})
+            "detail": "reference: AUC 0.5 and TPR = FPR at 1e-2 (Mann-Whitney and beta-binomial tests, Holm "
+                      "over the run's attacks); interval: Hanley-McNeil, widest over seeds"})

@@ -81,3 +81,22 @@ def auc_against_chance(auc: float, n_members: int, n_non_members: int, level: fl
     z = norm.ppf(0.5 + level / 2)
     return {"p_value": float(norm.sf((auc - 0.5) / se0)), "ci_low": float(max(auc - z * se, 0.0)),
             "ci_high": float(min(auc + z * se, 1.0))}
+
+
+def tpr_against_chance(tpr: float, level: float, n_members: int, n_non_members: int) -> float | None:
+    """One-sided p-value of the TPR an attack reaches at FPR <= `level` (the low-FPR regime where a
+    leak of a few records shows and the AUC barely moves; Carlini et al. 2022).
+
+    At that threshold r = floor(level n0) non-members score above it, so it is the (r+1)-th highest
+    non-member score. When members and non-members are exchangeable (no membership signal), each
+    member exceeds it with probability (r + 1) / (n0 + 1) and the count of members above it is
+    beta-binomial(n1, r + 1, n0 - r): exact, whatever the score's distribution (ties aside). None
+    when n0 cannot resolve `level` (fewer than 1 / level non-members)."""
+    from scipy.stats import betabinom
+
+    n1, n0 = int(n_members), int(n_non_members)
+    if tpr is None or not np.isfinite(tpr) or n1 < 1 or n0 * level < 1:
+        return None
+    r = int(np.floor(level * n0 + 1e-9))
+    k = int(round(tpr * n1))
+    return float(betabinom.sf(k - 1, n1, r + 1, n0 - r))

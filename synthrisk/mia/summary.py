@@ -14,11 +14,12 @@ import pandas as pd
 from ..io import read_json
 from ..figures import save, subplots
 from ..tables import write_table_formats
-from .metrics import auc_against_chance, naive_f1, relative_f1
+from .metrics import auc_against_chance, naive_f1, relative_f1, tpr_against_chance
 
 PAIR = ["dataset", "generator"]
 LOW_FPRS = ("1e-03", "1e-02", "1e-01")  # the MIA table's TPR columns, lowest first
-ALPHA = 0.05  # level of the test of AUC > 0.5 (Holm over the run's AUC attacks)
+ALPHA = 0.05  # level of the tests against chance (Holm over the run's attacks and statistics)
+TESTED_FPR = "1e-02"  # the low FPR whose TPR is tested against chance next to the AUC
 
 ATTACKS = {"kde_true": "KDE (true distribution)", "kde_realistic": "KDE (realistic), label-free τ",
            "kde_realistic_oracle_tau": "KDE (realistic), oracle τ",
@@ -57,7 +58,10 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, list[dict]]:
                          "fpr_floor": metrics.get("fpr_floor"), "n_members": info.get("n_members"),
                          "n_non_members": info.get("n_non_members"), **design,
                          "auc_p_value": test.get("p_value"), "auc_ci_low": test.get("ci_low"),
-                         "auc_ci_high": test.get("ci_high")})
+                         "auc_ci_high": test.get("ci_high"),
+                         "tpr_p_value": tpr_against_chance(tpr.get(TESTED_FPR), float(TESTED_FPR),
+                                                           info["n_members"], info["n_non_members"])
+                         if metrics.get("auc") is not None else None})
         for point in info["by_threshold"]:
             grid.append({**key, "tau": point["tau"], "attack": "method1", "tau_rule": GRID_RULE,
                          "f1": point["method1"]["f1"], "member_share": info.get("member_share")})
@@ -67,15 +71,22 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, list[dict]]:
     return pd.DataFrame(rows), pd.DataFrame(grid), infos
 
 
-def auc_beats_chance(runs: pd.DataFrame, alpha: float = ALPHA) -> pd.Series:
-    """Whether each attack's AUC beats 0.5 (Mann-Whitney, one-sided) after Holm's correction over
-    the AUC attacks run on the same synthetic data (one family of tests per run)."""
+def auc_beats_chance(runs: pd.DataFrame, alpha: float = ALPHA, columns=("auc_p_value", "tpr_p_value")) -> pd.Series:
+    """Whether each attack beats chance: its AUC above 0.5 (Mann-Whitney, one-sided) or its TPR at
+    FPR 1e-2 above that FPR (beta-binomial, `tpr_against_chance`), after Holm's correction over
+    every attack x statistic run on the same synthetic data (one family of tests per run). The
+    TPR test catches a leak of a few records, which moves the AUC by little."""
     from statsmodels.stats.multitest import multipletests
 
     out = pd.Series(False, index=runs.index)
-    tested = runs[pd.to_numeric(runs["auc_p_value"], errors="coerce").notna()]
-    for _, group in tested.groupby(["dataset", "generator", "seed"]):
-        out.loc[group.index] = multipletests(group["auc_p_value"].to_numpy(float), alpha=alpha, method="holm")[0]
+    for _, group in runs.groupby(["dataset", "generator", "seed"]):
+        tests = [(index, p) for column in columns if column in group
+                 for index, p in pd.to_numeric(group[column], errors="coerce").dropna().items()]
+        if not tests:
+            continue
+        rejected = multipletests([p for _, p in tests], alpha=alpha, method="holm")[0]
+        for (index, _), hit in zip(tests, rejected):
+            out.loc[index] |= bool(hit)
     return out
 
 
