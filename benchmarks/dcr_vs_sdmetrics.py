@@ -35,6 +35,23 @@ Definitions that differ (so the headline numbers need not agree exactly):
 
     .venv/bin/python benchmarks/dcr_vs_sdmetrics.py [--sizes 5000 10000 20000 30000]
         [--sdmetrics-full-up-to 5000 --sdmetrics-rows 1000] [--memory-limit-gib 8]
+
+Measured (2026-12-03, `--sdmetrics-full-up-to 5000 --sdmetrics-rows 1000`, 2 cores shared with
+other jobs, load 1.5-5, so times are rough; `~` = SDMetrics scored 1,000 synthetic rows, time
+extrapolated):
+
+| members x synthetic (holdout) | synthrisk s | SDMetrics s | ratio | strict share synthrisk / SDMetrics | same engine, SDMetrics' ranges | SDMetrics peak RSS |
+|---|---|---|---|---|---|---|
+| 5k x 5k (5k) | 1.9 | 250 | 131x | 0.6554 / 0.6546 | 0.6554 | 906 MiB |
+| 10k x 10k (10k) | 5.6 | ~1,313 | ~235x | 0.6400 / 0.6360 | 0.6380 | 919 MiB |
+| 20k x 20k (20k) | 7.6 | ~2,901 | ~380x | 0.6050 / 0.6040 | 0.6050 | 929 MiB |
+| 30k x 30k (18,842) | 11.8 (5.1 at lower load) | ~3,213 | ~273x | 0.5810 / 0.5810 | 0.5810 | 963 MiB |
+
+sdmetrics 0.32.0 chunks both the synthetic and the reference data (SDMetrics#760 was about the
+unchunked reference running out of memory near 30k rows), so its memory stays under 1 GiB at every
+size here; it is its time (hours at 20-30k) that limits it. Two full (all-rows) runs at 30k were
+stopped from outside this script after 28 and 48 minutes (SIGTERM; resident memory 0.8-0.9 GiB
+throughout, far from the 8 GiB cap), so the 30k row is the 1,000-row extrapolation.
 """
 
 from __future__ import annotations
