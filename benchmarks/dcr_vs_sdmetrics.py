@@ -16,8 +16,8 @@ Timed, each on the same frames:
              SDMetrics gets that subsample (with all members its share would be biased upwards).
 
 SDMetrics computes every synthetic x reference pair with pandas (a cross merge per 1,000 x 1,000
-chunk), 3-7 microseconds a pair here depending on the load, i.e. about an hour at 20,000-30,000 rows. With
-`--sdmetrics-rows R`, sizes above `--sdmetrics-full-up-to` let SDMetrics score only the first R
+chunk), 3-7 microseconds a pair here depending on the load, i.e. about an hour at 20,000-30,000
+rows. With `--sdmetrics-rows R`, sizes above `--sdmetrics-full-up-to` let SDMetrics score only the first R
 synthetic records against the full member and holdout sets: its cost is the same for every chunk
 of synthetic rows, so the time for all rows is extrapolated linearly (marked `~`), and its headline
 numbers are compared with synthrisk's on the same R records.
