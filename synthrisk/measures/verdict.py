@@ -43,7 +43,8 @@ def risk_table(evidence: pd.DataFrame) -> pd.DataFrame:
             verdict = (f"at risk: {best['attack']} ({best['metric']} {best['value']:.3f} vs reference "
                        f"{best['reference']:.3f}; {len(winners)} of {len(group)} attacks beat their reference)")
         else:
-            some = group[group["n_seeds_beating"].astype(float) > 0].sort_values(["n_seeds_beating", "excess"], ascending=False)
+            some = group[group["n_seeds_beating"].astype(float) > 0]
+            some = some.sort_values(["n_seeds_beating", "excess"], ascending=False)
             verdict = f"{NO_ATTACK} ({len(group)} attacks tried"
             verdict += (f"; {len(some)} beat it in a minority of seeds, e.g. {some.iloc[0]['attack']} in "
                         f"{int(some.iloc[0]['n_seeds_beating'])}/{int(some.iloc[0]['n_seeds'])})" if len(some) else ")")
