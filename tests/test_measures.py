@@ -155,3 +155,14 @@ def test_linkability_with_one_quasi_identifier_is_skipped(tmp_path):
     data = MeasureInput(**frames, schema=one, population_size=300, seed=0)
     with pytest.raises(NotApplicable, match="quasi"):
         measure("linkability").run(data, measure("linkability").settings({}), None)
+
+
+def test_evidence_rows_read_named_columns_and_numbers():
+    from synthrisk.measures.tabulate import evidence_rows
+
+    table = pd.DataFrame({"dataset": ["a"], "generator": ["g"], "auc_mean": [0.6], "n_seeds": [2],
+                          "n_seeds_beating": [2], "tpr_at_1e-02_mean": [0.05]})
+    rows = evidence_rows(table, "membership", "m", "attack", "AUC", "auc_mean", 0.5, "d",
+                         tpr_2="tpr_at_1e-02_mean")
+    assert rows["tpr_at_1e-02"].tolist() == [0.05] and rows["reference"].tolist() == [0.5]
+    assert rows["tpr_at_1e-03"].isna().all()

@@ -71,13 +71,17 @@ def write(table: pd.DataFrame, tables_dir, name: str) -> None:
 
 def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: str, value: str,
                   reference, detail: str, tpr_2=np.nan, tpr_3=np.nan) -> pd.DataFrame:
-    """EVIDENCE_COLUMNS rows from an over-seeds table (ok rows only)."""
+    """EVIDENCE_COLUMNS rows from an over-seeds table (ok rows only); `reference`, `tpr_2` and
+    `tpr_3` are numbers or names of columns of `table`."""
     table = table[table["n_seeds"] > 0]
+
+    def column_or_value(x):
+        return table[x] if isinstance(x, str) else x
+
     return pd.DataFrame({
         "dataset": table["dataset"], "generator": table["generator"], "risk": risk, "measure": measure,
         "attack": attack if isinstance(attack, str) else attack(table), "metric": metric,
-        "value": table[value], "reference": reference if np.isscalar(reference) else table[reference],
+        "value": table[value], "reference": column_or_value(reference),
         "ci_low": table.get("ci_low_min", np.nan), "ci_high": table.get("ci_high_max", np.nan),
         "n_seeds": table["n_seeds"], "n_seeds_beating": table["n_seeds_beating"],
-        "tpr_at_1e-02": tpr_2 if np.isscalar(tpr_2) else table[tpr_2],
-        "tpr_at_1e-03": tpr_3 if np.isscalar(tpr_3) else table[tpr_3], "detail": detail})
+        "tpr_at_1e-02": column_or_value(tpr_2), "tpr_at_1e-03": column_or_value(tpr_3), "detail": detail})
