@@ -130,10 +130,10 @@ def test_rerun_after_adding_a_generator_touches_only_its_branch(tiny_run):
             for rule, body in zip(blocks[::2], blocks[1::2])]
     per_run = {(rule, wildcards) for rule, wildcards in jobs if wildcards}
     aggregations = {rule for rule, wildcards in jobs if not wildcards}
-    assert {rule for rule, _ in per_run} == {"generate", "rapid", "mia", "utility", "exact_copies"}
+    assert {rule for rule, _ in per_run} == {"generate", "rapid", "mia", "dcr", "domias", "utility", "exact_copies"}
     assert all("generator=independent_again" in wildcards for _, wildcards in per_run), per_run
-    assert aggregations == {"rapid_summary", "mia_summary", "utility_summary", "exact_copies_summary", "summary",
-                            "report", "all"}
+    assert aggregations == {"rapid_summary", "mia_summary", "dcr_summary", "domias_summary", "utility_summary",
+                            "exact_copies_summary", "summary", "report", "all"}
 
     (tmp_path / "results/synthetic/adult/cart/seed0.parquet").unlink()
     dry = snakemake(tmp_path, config, "-n", "--quiet", "rules", env=env)
