@@ -19,6 +19,12 @@ def test_default_config_brackets_the_risk(tmp_path):
          "--workflow-profile", str(ROOT / "workflow/profiles/local"), "--cores", "2"],
         capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-4000:]
+    check_default_run(tmp_path)
+
+
+def check_default_run(tmp_path):
+    """The checks on a finished run of config/config.yaml in `tmp_path` (also usable on a run kept
+    elsewhere: check_default_run(Path("runs/quick")))."""
     rapid_max = pd.read_csv(tmp_path / "results/tables/rapid_max.csv")
     for (dataset, sensitive), rows in rapid_max.groupby(["dataset", "sensitive"]):
         by = rows.set_index("generator")
@@ -49,7 +55,7 @@ def test_default_config_brackets_the_risk(tmp_path):
     assert (naive["coverage"] < 0.5).all()
     # The report: one summary row per dataset x generator, utility ordered as the generators' design says.
     summary = pd.read_csv(tmp_path / "results/tables/summary.csv")
-    assert len(summary) == 2 * 8 and summary["status"].eq("ok").all()
+    assert len(summary) == 2 * 9 and summary["status"].eq("ok").all()
     private = summary[summary["generator"].str.startswith("mst")]
     assert private["dp_guarantee"].eq("(epsilon, delta)-DP").all() and summary["dp_guarantee"].notna().sum() == 4
     for dataset, rows in summary.groupby("dataset"):
@@ -57,4 +63,13 @@ def test_default_config_brackets_the_risk(tmp_path):
         assert by["quality"].idxmax() == "identity", dataset
         assert by.loc["independent", "efficacy_ratio"] < by.loc["cart", "efficacy_ratio"], dataset
         assert by.loc["independent", "quality"] < by.loc["cart", "quality"], dataset
+    # One verdict per risk: the two positive controls are at risk of membership, independent is not.
+    risk = pd.read_csv(tmp_path / "results/tables/risk.csv").set_index(["dataset", "generator", "risk"])["verdict"]
+    for dataset in ("adult", "simulation"):
+        for generator in ("identity", "leaky"):
+            assert risk[(dataset, generator, "membership")].startswith("at risk"), (dataset, generator)
+        assert risk[(dataset, "independent", "membership")].startswith("no attack beats"), dataset
+        assert risk[(dataset, "identity", "linkability")].startswith("at risk"), dataset
+    evidence = pd.read_csv(tmp_path / "results/tables/dcr.csv").set_index(["dataset", "generator"])
+    assert (evidence.xs("identity", level="generator")["share_mean"] > 0.95).all()
     assert (tmp_path / "results/report/index.html").stat().st_size > 100_000
