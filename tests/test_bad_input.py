@@ -411,7 +411,9 @@ def test_cli_generate_timeout_leaves_no_file(files, capsys, monkeypatch):
     assert not (files / "out/slow.parquet").exists() and not (files / "out/slow.json").exists()
 
 
-# 7. a sensitive column named with a '-' works end to end in a real Snakemake run
+# 7. a sensitive column named with a '-' works end to end in a real Snakemake run (slow: a whole
+# split-generate-measure chain; the fast suite's tiny run covers the rules, this the file names)
+@pytest.mark.slow
 def test_workflow_keeps_a_sensitive_name_with_a_dash(tmp_path):
     from helpers import snakemake, tiny_config
 
