@@ -39,8 +39,8 @@ Exact copies: synthetic records identical to a member (every column equal, missi
 missing), counted against all members, and, as the reference a generator that never copies would
 also reach by chance (Adult has duplicate records), identical to a holdout record.
 
-The 2-nearest search is an exact numba brute force, parallel over synthetic records, with early
-abandoning against the second-best distance so far; memory O(n_synthetic + n_reference). Ties go to
+The 2-nearest search is synthrisk.mia.gower's exact k-nearest numba brute force (k = 2), parallel
+over synthetic records, with early abandoning against the second-best distance so far; memory O(n_synthetic + n_reference). Ties go to
 the lower reference index (the first two of a stable sort by distance).
 """
 
@@ -48,7 +48,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import pandas as pd
 from scipy.stats import binom
@@ -58,7 +57,7 @@ from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import DataError
 from ..io import finite_or_null
-from ..mia.gower import GowerSpace
+from ..mia.gower import GowerSpace, k_nearest_encoded
 
 LEVEL = 0.95
 QUANTILES = {"p05": 0.05, "median": 0.5}
@@ -88,47 +87,6 @@ class DcrResult:
         return finite_or_null(self.summary)
 
 
-@numba.njit(parallel=True, cache=True, fastmath=False)
-def _two_nearest_kernel(q_num, q_cat, r_num, r_cat, out_d1, out_i1, out_d2, out_i2):
-    n_query, n_ref = q_num.shape[0], r_num.shape[0]
-    n_num, n_cat = q_num.shape[1], q_cat.shape[1]
-    for i in numba.prange(n_query):
-        best1 = np.inf
-        best2 = np.inf
-        j1 = -1
-        j2 = -1
-        for j in range(n_ref):
-            total = 0.0
-            for k in range(n_cat):
-                if q_cat[i, k] != r_cat[j, k]:
-                    total += 1.0
-            if total >= best2:
-                continue
-            for k in range(n_num):
-                a = q_num[i, k]
-                b = r_num[j, k]
-                if np.isnan(a) or np.isnan(b):
-                    term = 0.0 if (np.isnan(a) and np.isnan(b)) else 1.0
-                else:
-                    term = min(abs(a - b), 1.0)
-                total += term
-                if total >= best2:
-                    break
-            # Strict comparisons while j increases: equal distances keep the lower index first.
-            if total < best1:
-                best2 = best1
-                j2 = j1
-                best1 = total
-                j1 = j
-            elif total < best2:
-                best2 = total
-                j2 = j
-        out_d1[i] = best1
-        out_i1[i] = j1
-        out_d2[i] = best2
-        out_i2[i] = j2
-
-
 def two_nearest(query: pd.DataFrame, reference: pd.DataFrame, space: GowerSpace,
                 block_size: int = 4096) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(d1, i1, d2, i2): Gower distance to, and position in `reference` of, each query record's
@@ -143,14 +101,9 @@ def two_nearest(query: pd.DataFrame, reference: pd.DataFrame, space: GowerSpace,
 
 
 def _two_nearest_encoded(q_num, q_cat, r_num, r_cat, n_columns, block_size=4096):
-    n = len(q_num)
-    d1, d2 = np.empty(n), np.empty(n)
-    i1, i2 = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    for start in range(0, n, block_size):
-        stop = min(start + block_size, n)
-        _two_nearest_kernel(q_num[start:stop], q_cat[start:stop], r_num, r_cat,
-                            d1[start:stop], i1[start:stop], d2[start:stop], i2[start:stop])
-    return d1 / n_columns, i1, d2 / n_columns, i2
+    """The k = 2 case of synthrisk.mia.gower's exact k-nearest search, as four vectors."""
+    distance, index = k_nearest_encoded(q_num, q_cat, r_num, r_cat, 2, n_columns, block_size)
+    return distance[:, 0], index[:, 0], distance[:, 1], index[:, 1]
 
 
 def _row_keys(num: np.ndarray, cat: np.ndarray) -> list[bytes]:

@@ -153,3 +153,71 @@ def gower_matrix(a: pd.DataFrame, b: pd.DataFrame, space: GowerSpace) -> np.ndar
     terms = np.where(both, 0.0, np.where(one, 1.0, np.minimum(diff, 1.0)))
     mismatch = (a_cat[:, None, :] != b_cat[None, :, :]).sum(axis=2)
     return (terms.sum(axis=2) + mismatch) / space.n_columns
+
+
+@numba.njit(parallel=True, cache=True)
+def _knn_kernel(q_num, q_cat, s_num, s_cat, out_sum, out_index):
+    """The k = out_sum.shape[1] smallest Gower sums (not yet divided by the number of columns) of
+    each query among the synthetic records, ascending; equal sums keep the lower synthetic index."""
+    n_query, n_syn = q_num.shape[0], s_num.shape[0]
+    n_num, n_cat = q_num.shape[1], q_cat.shape[1]
+    k = out_sum.shape[1]
+    for i in numba.prange(n_query):
+        best = np.full(k, np.inf)
+        best_j = np.full(k, -1, dtype=np.int64)
+        for j in range(n_syn):
+            worst = best[k - 1]
+            total = 0.0
+            for c in range(n_cat):
+                if q_cat[i, c] != s_cat[j, c]:
+                    total += 1.0
+            if total >= worst:
+                continue
+            for c in range(n_num):
+                a = q_num[i, c]
+                b = s_num[j, c]
+                if np.isnan(a) or np.isnan(b):
+                    term = 0.0 if (np.isnan(a) and np.isnan(b)) else 1.0
+                else:
+                    term = abs(a - b)
+                    term = min(term, 1.0)
+                total += term
+                if total >= worst:
+                    break
+            if total < worst:
+                pos = k - 1
+                while pos > 0 and best[pos - 1] > total:
+                    best[pos] = best[pos - 1]
+                    best_j[pos] = best_j[pos - 1]
+                    pos -= 1
+                best[pos] = total
+                best_j[pos] = j
+        for m in range(k):
+            out_sum[i, m] = best[m]
+            out_index[i, m] = best_j[m]
+
+
+def k_nearest(query: pd.DataFrame, synthetic: pd.DataFrame, space: GowerSpace, k: int,
+              block_size: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+    """Gower distances to, and indices of, the `k` nearest synthetic records of each query record,
+    shape (len(query), k), nearest first, ties to the lower index. k = 1 is `nearest_synthetic`;
+    larger k the kernel above, by blocks of `block_size` queries."""
+    if k == 1:
+        distance, index = nearest_synthetic(query, synthetic, space, block_size=block_size)
+        return distance[:, None], index[:, None]
+    q_num, q_cat = space.encode(query, "query data")
+    s_num, s_cat = space.encode(synthetic, "synthetic data")
+    return k_nearest_encoded(q_num, q_cat, s_num, s_cat, k, space.n_columns, block_size)
+
+
+def k_nearest_encoded(q_num, q_cat, s_num, s_cat, k: int, n_columns: int,
+                      block_size: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+    """`k_nearest` on frames already encoded by one GowerSpace (callers that search several
+    subsets of the same records encode them once). Fewer than k records: the missing neighbours
+    have distance inf and index -1."""
+    distance = np.empty((len(q_num), k))
+    index = np.empty((len(q_num), k), dtype=np.int64)
+    for start in range(0, len(q_num), block_size):
+        stop = min(start + block_size, len(q_num))
+        _knn_kernel(q_num[start:stop], q_cat[start:stop], s_num, s_cat, distance[start:stop], index[start:stop])
+    return distance / n_columns, index
