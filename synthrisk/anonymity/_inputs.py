@@ -12,6 +12,10 @@ from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError, SchemaError
 
 
+# Attacks per evaluator unless a caller says otherwise (anonymeter uses 500; more attacks, narrower
+# intervals, and the evaluators stay seconds long at 30k records).
+DEFAULT_N_ATTACKS = 2000
+
 def check_positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ConfigError(f"{name}: must be a positive integer, got {value!r}")

@@ -37,6 +37,7 @@ from ..data.split import ROW_ID
 from ..errors import ConfigError
 from ..mia.gower import GowerSpace, nearest_synthetic
 from ._inputs import (
+    DEFAULT_N_ATTACKS,
     check_columns,
     check_confidence,
     check_positive_int,
@@ -47,7 +48,6 @@ from ._inputs import (
 )
 from .risk import ControlRisk, control_risk
 
-DEFAULT_N_ATTACKS = 2000
 DEFAULT_TOLERANCE = 0.05
 
 

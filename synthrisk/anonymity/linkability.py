@@ -46,6 +46,7 @@ from ..data.split import ROW_ID
 from ..errors import ConfigError
 from ..mia.gower import GowerSpace, k_nearest
 from ._inputs import (
+    DEFAULT_N_ATTACKS,
     check_columns,
     check_confidence,
     check_positive_int,
@@ -56,7 +57,6 @@ from ._inputs import (
 )
 from .risk import ControlRisk, control_risk
 
-DEFAULT_N_ATTACKS = 2000
 
 
 def default_aux_cols(schema: DatasetSchema) -> tuple[list[str], list[str]]:

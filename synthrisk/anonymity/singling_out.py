@@ -69,6 +69,7 @@ from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError
 from ._inputs import (
+    DEFAULT_N_ATTACKS,
     check_columns,
     check_confidence,
     check_positive_int,
@@ -80,7 +81,6 @@ from .risk import ControlRisk, control_risk
 EQ, NE, LT, LE, GT, GE, ISNULL, NOTNULL = range(8)
 MODES = ("univariate", "multivariate")
 BATCH = 1000
-DEFAULT_N_ATTACKS = 2000
 DEFAULT_MAX_ATTEMPTS = 10_000_000
 MAX_LISTED_MATCHES = 20_000_000  # (query, record) pairs held at once by the control-size correction
 

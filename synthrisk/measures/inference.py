@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..anonymity._inputs import DEFAULT_N_ATTACKS
 from . import _control
 from .base import Measure, MeasureResult
 from .registry import register_measure
@@ -29,7 +30,7 @@ class Inference(Measure):
 
     @dataclass(frozen=True)
     class Settings:
-        n_attacks: int = 2000
+        n_attacks: int = DEFAULT_N_ATTACKS
         tolerance: float = 0.05      # continuous secrets: a guess within this relative error is correct
         secrets: tuple[str, ...] | None = None   # default: the schema's sensitive attributes
         confidence: float = 0.95

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..anonymity._inputs import DEFAULT_N_ATTACKS
 from . import _control
 from .base import Measure, MeasureResult
 from .registry import register_measure
@@ -26,7 +27,7 @@ class Linkability(Measure):
 
     @dataclass(frozen=True)
     class Settings:
-        n_attacks: int = 2000
+        n_attacks: int = DEFAULT_N_ATTACKS
         n_neighbors: int = 1
         # the two halves of the attacker's columns; default: the quasi-identifiers split in two
         aux_cols: tuple | None = None

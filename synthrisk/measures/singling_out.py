@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..anonymity._inputs import DEFAULT_N_ATTACKS
 from . import _control
 from .base import Measure, MeasureResult
 from .registry import register_measure
@@ -29,7 +30,7 @@ class SinglingOut(Measure):
     @dataclass(frozen=True)
     class Settings:
         modes: tuple[str, ...] = ("univariate", "multivariate")
-        n_attacks: int = 2000
+        n_attacks: int = DEFAULT_N_ATTACKS
         n_cols: int = 3            # conditions per multivariate query
         confidence: float = 0.95
 
