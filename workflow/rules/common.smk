@@ -1,3 +1,4 @@
+import functools
 import os
 
 # Helpers shared by the rules: target lists derived from the validated config.
@@ -57,8 +58,10 @@ MEASURES = configured_measures(config)
 MEASURE_SETTINGS = {name: m.settings(config.get(name)) for name, m in MEASURES.items()}
 
 
+@functools.lru_cache(maxsize=None)
 def dataset_schema_object(dataset):
-    """The dataset's schema, validated (errors name the schema file and the key to fix)."""
+    """The dataset's schema, validated (errors name the schema file and the key to fix); read once
+    per run, however many measures ask for their units."""
     from synthrisk.data import load_schema
 
     return load_schema(schema_path(dataset))
