@@ -33,7 +33,7 @@ localrules:
     split,
     summary,
     report,
-    synthcity_env,
+    generator_env,
 
 
 include: "workflow/rules/common.smk"

@@ -16,11 +16,12 @@ from .errors import SynthriskError
 
 def _add_generate(sub):
     from .arguments import SEED, integer, number, table_path
-    from .generators.base import BUILTIN_BACKENDS
+    from .generators.base import BUILTIN_BACKENDS, ENTRY_POINT_GROUP
 
     p = sub.add_parser("generate", help="fit a generator on training data and write synthetic data")
     p.add_argument("--generator", required=True,
-                   help=f"backend name ({', '.join(sorted(BUILTIN_BACKENDS))}, or one registered in Python)")
+                   help=f"backend name ({', '.join(sorted(BUILTIN_BACKENDS))}), 'package.module:ClassName', "
+                        f"or an entry point of group {ENTRY_POINT_GROUP}")
     p.add_argument("--model", help="sdv: synthesizer class, e.g. CTGANSynthesizer")
     p.add_argument("--params", default="{}", help="JSON object of backend parameters")
     p.add_argument("--train", required=True)

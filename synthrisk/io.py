@@ -2,53 +2,177 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from .errors import DataError
 
+#: what synthrisk writes (and what every command's output path must end in)
 TABLE_SUFFIXES = {".csv", ".parquet", ".pq"}
+PARQUET_SUFFIXES = {".parquet", ".pq"}
+#: delimited text, by suffix, with its default separator (`sep` in the reader options overrides it)
+TEXT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": ",", ".dat": ",", ".data": ","}
+#: compression recognised by suffix (pandas decompresses these itself)
+COMPRESSION_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".xz": "xz"}
+#: `sep: whitespace` reads columns separated by any run of spaces or tabs
+WHITESPACE = "whitespace"
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file, with an error naming the file when it cannot be read.
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a delimited text file: the `options` of a schema's `source: {path: ...}`.
 
-    Repeated column names are refused (pandas would rename the second `age` to `age.1`, and a
-    command that reads one column by name would silently take the first)."""
+    Defaults read a plain CSV: a header line, comma-separated (tab for .tsv), UTF-8, and only empty
+    cells missing. Missing-value markers are opt-in (`na_values`): a string such as "NA" or "?" stays
+    a level unless the schema says it means "missing", so nothing is reinterpreted behind the user's
+    back."""
+
+    sep: str | None = None
+    header: bool = True
+    names: tuple[str, ...] | None = None
+    encoding: str = "utf-8"
+    na_values: tuple[str, ...] = ()
+    decimal: str = "."
+    comment: str | None = None
+    skip_rows: int = 0
+
+    @classmethod
+    def from_mapping(cls, options: dict | None, what: str = "options") -> "ReadOptions":
+        """Check every option by name and type, with an error naming the bad key."""
+        import codecs
+
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise DataError(f"{what}: unknown reader option(s) {unknown}; known: {sorted(cls.__dataclass_fields__)}")
+
+        def text(key, single=False):
+            value = options[key]
+            if not isinstance(value, str) or not value or (single and len(value) != 1):
+                need = "one character" if single else "a non-empty string"
+                raise DataError(f"{what}.{key}: must be {need}, got {value!r}")
+            return value
+
+        def strings(key):
+            value = options[key]
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise DataError(f"{what}.{key}: must be a list of strings, got {value!r}")
+            return tuple(value)
+
+        kwargs = {}
+        if "sep" in options:
+            kwargs["sep"] = text("sep")
+        if "header" in options:
+            if not isinstance(options["header"], bool):
+                raise DataError(f"{what}.header: must be true or false, got {options['header']!r}")
+            kwargs["header"] = options["header"]
+        if "names" in options:
+            kwargs["names"] = strings("names")
+            _check_unique(list(kwargs["names"]), what + ".names")
+        if "encoding" in options:
+            try:
+                kwargs["encoding"] = codecs.lookup(text("encoding")).name
+            except LookupError:
+                raise DataError(f"{what}.encoding: unknown encoding {options['encoding']!r} "
+                                "(e.g. utf-8, latin-1, cp1252)") from None
+        if "na_values" in options:
+            kwargs["na_values"] = strings("na_values")
+        for key in ("decimal", "comment"):
+            if key in options:
+                kwargs[key] = text(key, single=True)
+        if "skip_rows" in options:
+            value = options["skip_rows"]
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise DataError(f"{what}.skip_rows: must be a whole number >= 0, got {value!r}")
+            kwargs["skip_rows"] = value
+        read = cls(**kwargs)
+        if not read.header and not read.names:
+            raise DataError(f"{what}: header: false needs names: [...], one per column of the file, in order")
+        return read
+
+    @property
+    def is_default(self) -> bool:
+        return self == ReadOptions()
+
+
+def table_format(path: str | Path) -> tuple[str, str | None]:
+    """('parquet' | a text suffix such as '.csv', compression or None) of a file, from its name."""
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    compression = COMPRESSION_SUFFIXES.get(suffixes[-1]) if suffixes else None
+    if compression:
+        suffixes = suffixes[:-1]
+    suffix = suffixes[-1] if suffixes else ""
+    if suffix in PARQUET_SUFFIXES and not compression:
+        return "parquet", None
+    if suffix in TEXT_SUFFIXES:
+        return suffix, compression
+    known = sorted(TEXT_SUFFIXES) + sorted(PARQUET_SUFFIXES)
+    raise DataError(f"{path}: unsupported file type {(suffix or '(none)')!r}; use one of {known} "
+                    f"(text files may be compressed: {sorted(COMPRESSION_SUFFIXES)})")
+
+
+def read_table(path: str | Path, options: ReadOptions | None = None) -> pd.DataFrame:
+    """Read a table file, with an error naming the file when it cannot be read.
+
+    Parquet, or delimited text (.csv, .tsv, .txt, ...; compressed as .gz, .bz2, .zip or .xz) read with
+    `options`. Repeated column names are refused (pandas would rename the second `age` to `age.1`, and
+    a command that reads one column by name would silently take the first)."""
     path = Path(path)
+    options = options or ReadOptions()
     if not path.exists():
         raise DataError(f"{path}: file does not exist")
     if path.is_dir():
         raise DataError(f"{path}: is a folder, not a table file")
-    suffix = path.suffix.lower()
-    if suffix not in TABLE_SUFFIXES:
-        raise DataError(f"{path}: unsupported file type {suffix!r}; use .csv or .parquet")
-    try:
-        if suffix == ".csv":
-            _check_unique(_csv_header(path), path)
-            # keep_default_na=False keeps strings such as "NA" or "?" as levels; only empty
-            # cells are missing, so nothing is reinterpreted behind the user's back.
-            frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
-        else:
+    kind, compression = table_format(path)
+    if kind == "parquet":
+        if not options.is_default:
+            raise DataError(f"{path}: reader options apply to text files, not to Parquet; remove them")
+        try:
             frame = pd.read_parquet(path)
-    except DataError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - re-raised with the file name
-        raise DataError(f"{path}: cannot be read as {suffix[1:]}: {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - re-raised with the file name
+            raise DataError(f"{path}: cannot be read as parquet: {exc}") from exc
+    else:
+        frame = _read_text(path, compression, options.sep or TEXT_SUFFIXES[kind], options)
     _check_unique([str(c) for c in frame.columns], path)
     return frame
 
 
-def _csv_header(path: Path) -> list[str]:
-    with open(path, newline="", encoding="utf-8-sig", errors="replace") as handle:
-        return next(csv.reader(handle), [])
+def _read_text(path: Path, compression: str | None, sep: str, options: ReadOptions) -> pd.DataFrame:
+    common = dict(sep=r"\s+" if sep == WHITESPACE else sep, compression=compression,
+                  encoding="utf-8-sig" if options.encoding == "utf-8" else options.encoding,
+                  decimal=options.decimal, comment=options.comment, skiprows=options.skip_rows)
+    try:
+        # The first line as text, to count fields and check the header's names before pandas
+        # renames repeats (age, age.1) or, given fewer names than fields, makes the first
+        # columns an index.
+        first = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, **common)
+        fields = first.shape[1]
+        if options.header:
+            _check_unique([str(v) for v in first.iloc[0]] if len(first) else [], path)
+        if options.names is not None and len(options.names) != fields:
+            raise DataError(f"{path}: names lists {len(options.names)} columns but the file has {fields} "
+                            "fields per line; give one name per field, in order")
+        header = 0 if options.header else None
+        return pd.read_csv(path, header=header, names=list(options.names) if options.names else None,
+                           keep_default_na=False, na_values=["", *options.na_values], **common)
+    except DataError:
+        raise
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not valid {options.encoding} text ({exc.reason} at byte {exc.start}); "
+                        "set the reader option encoding (e.g. latin-1 or cp1252)") from None
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path}: is empty (not even a header line)") from None
+    except Exception as exc:  # noqa: BLE001 - re-raised with the file name
+        raise DataError(f"{path}: cannot be read as {sep!r}-separated text: {exc}") from exc
 
 
-def _check_unique(names: list[str], path: Path) -> None:
+def _check_unique(names: list[str], path) -> None:
     seen, repeated = set(), []
     for name in names:
         if name in seen and name not in repeated:

@@ -1,8 +1,12 @@
-"""A tiny workflow config and a Snakemake runner shared by the workflow and SLURM tests."""
+"""A tiny workflow config, a Snakemake runner and a headless browser shared by the tests."""
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import yaml
 
@@ -43,3 +47,36 @@ def snakemake(tmp_path, config, *args, check=True, env=None):
     if check and done.returncode != 0:
         raise AssertionError(done.stdout[-3000:] + done.stderr[-3000:])
     return done
+
+
+# Any Chromium or Chrome will do, with its matching chromedriver: Debian's packages (what `make test`
+# installs when it may), a distribution's chromium-browser, Google Chrome, or the paths given in
+# CHROME_BIN / CHROMEDRIVER.
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+
+
+def _find_browser() -> tuple[str | None, str | None]:
+    browser = os.environ.get("CHROME_BIN") or next(filter(None, map(shutil.which, BROWSERS)), None)
+    driver = os.environ.get("CHROMEDRIVER") or shutil.which("chromedriver")
+    return browser, driver
+
+
+def chromium_driver():
+    """A headless Chrome WebDriver; the test is skipped when no browser and driver are found, except
+    in CI (CI set), where a report that nobody rendered must not pass."""
+    browser, driver = _find_browser()
+    if not (browser and driver):
+        message = ("no Chromium/Chrome with chromedriver found (looked for "
+                   f"{', '.join(BROWSERS)} and chromedriver on PATH, or CHROME_BIN and CHROMEDRIVER)")
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(driver), options=options)

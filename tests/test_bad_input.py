@@ -202,6 +202,17 @@ CASES = {
                         ["argument --records", "'.txt'"]),
     "generate-params-not-object": (lambda f: cmd_generate(f, extra=["--params", "[1, 2]"]), ["--params", "JSON object"]),
     "resources-missing-folder": (lambda f: ["resources", "no/such/folder"], ["no/such/folder"]),
+    "schema-missing-file": (lambda f: ["schema", "infer", "no_such.csv"], ["no_such.csv", "does not exist"]),
+    "schema-unknown-sensitive": (lambda f: ["schema", "infer", "real.csv", "--sensitive", "salary"],
+                                 ["--sensitive", "'salary'", "not in the data"]),
+    "schema-no-header-without-names": (lambda f: ["schema", "infer", "real.csv", "--no-header"],
+                                       ["header: false needs names"]),
+    "schema-negative-skip-rows": (lambda f: ["schema", "infer", "real.csv", "--skip-rows", "-2"],
+                                  ["skip_rows", ">= 0"]),
+    "schema-unknown-encoding": (lambda f: ["schema", "infer", "real.csv", "--encoding", "klingon"],
+                                ["encoding", "'klingon'"]),
+    "schema-wrong-field-count": (lambda f: ["schema", "infer", "real.csv", "--names", "a", "b"],
+                                 ["real.csv", "names lists 2 columns", "fields per line"]),
 }
 
 

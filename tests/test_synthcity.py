@@ -26,12 +26,12 @@ def _planned_rules(done) -> dict[str, int]:
 
 def test_synthcity_environment_is_built_only_when_a_generator_needs_it(tmp_path):
     without = _planned_rules(snakemake(tmp_path, tiny_config(tmp_path), "-n", "--quiet", "rules"))
-    assert without["generate"] == 3 and "synthcity_env" not in without and "generate_isolated" not in without
+    assert without["generate"] == 3 and "generator_env" not in without and "generate_isolated" not in without
     config = tiny_config(tmp_path, {"cart": {"backend": "cart"}, **SYNTHCITY})
     planned = _planned_rules(snakemake(tmp_path, config, "-n", "--quiet", "rules"))
     assert planned["generate"] == 1 and planned["generate_isolated"] == 3
     if not (ROOT / ".venv-synthcity/.installed").exists():
-        assert planned["synthcity_env"] == 1
+        assert planned["generator_env"] == 1
 
 
 @pytest.mark.slow

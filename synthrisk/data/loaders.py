@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import SchemaError
-from ..io import read_table
+from ..io import ReadOptions, read_table
 from .adult import load_adult
 from .schema import DatasetSchema
 from .simulate import simulate
@@ -34,7 +34,7 @@ def load_raw(schema: DatasetSchema) -> pd.DataFrame:
             f"{schema.origin}: source.path '{path}' does not exist. A relative source.path is read from the "
             f"working directory ({Path.cwd()}; in the workflow, the run's --directory), not from the schema "
             "file's folder: give an absolute path, or one relative to that directory")
-    return read_table(path)
+    return read_table(path, ReadOptions.from_mapping(options, what=f"{schema.origin}: source.options"))
 
 
 def load_dataset(schema: DatasetSchema) -> pd.DataFrame:

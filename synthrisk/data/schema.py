@@ -69,6 +69,14 @@ class DatasetSchema:
         if dropped_and_used:
             raise SchemaError(f"{origin}: column(s) {dropped_and_used} are in both 'drop' and 'columns'")
         levels, bounds = _domain_metadata(raw["columns"], origin)
+        if "path" in raw["source"]:
+            # Reader options are checked where the schema is read, not when the file is.
+            from ..io import ReadOptions
+
+            try:
+                ReadOptions.from_mapping(raw["source"].get("options"), what="source.options")
+            except DataError as exc:
+                raise SchemaError(f"{origin}: {exc}") from None
         return cls(
             name=raw["name"], columns=columns, quasi_identifiers=qi, sensitive=sensitive,
             source=dict(raw["source"]), drop=list(raw.get("drop", [])), origin=origin,

@@ -2,6 +2,11 @@
 
 A generator is a small class with `fit(train, schema)` and `sample(n, seed)`, registered under a
 backend name; a config entry picks a backend and passes its parameters to the constructor.
+
+A backend is found, in this order: registered in this process (`@register`); built in (imported on
+demand); named as `package.module:ClassName`, imported from wherever Python finds it; or advertised
+by an installed package under the entry-point group `synthrisk.generators`. So a generator of
+one's own needs no change to synthrisk.
 """
 
 from __future__ import annotations
@@ -55,23 +60,67 @@ BUILTIN_BACKENDS = {"cart": "cart", "identity": "baselines", "independent": "bas
                     "mst": "mst", "synthcity": "synthcity"}
 
 
+#: installed packages advertise backends here: [project.entry-points."synthrisk.generators"] name = "pkg.mod:Class"
+ENTRY_POINT_GROUP = "synthrisk.generators"
+
+# Built-in backends that run in an environment of their own: the requirements file, relative to the
+# repository (the workflow builds it into .venv-<stem> of the repository; DESIGN.md "Environments").
+BACKEND_ENVIRONMENTS = {"synthcity": "envs/synthcity.txt"}
+
+
+def _entry_points() -> dict:
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
 def backends() -> list[str]:
-    return sorted(set(BUILTIN_BACKENDS) | set(_REGISTRY))
+    return sorted(set(BUILTIN_BACKENDS) | set(_REGISTRY) | set(_entry_points()))
+
+
+def _load_class(backend: str, target: str, where: str) -> type:
+    """The class `target` (module:Class) names, registered under `backend`; errors say what is missing."""
+    module_name, _, class_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"{where}: cannot import module {module_name!r} for backend {backend!r} ({exc}); "
+                          "is its package installed or on PYTHONPATH?") from None
+    cls = getattr(module, class_name, None)
+    if not (isinstance(cls, type) and callable(getattr(cls, "fit", None)) and callable(getattr(cls, "sample", None))):
+        raise ConfigError(f"{where}: {target!r} is not a generator class (a class with fit(train, schema) and "
+                          "sample(n, seed), usually a subclass of synthrisk.generators.Generator)")
+    _REGISTRY[backend] = cls
+    return cls
+
+
+def generator_class(backend, name: str = "generator") -> type[Generator]:
+    """The class of a backend: registered, built in, `module:Class`, or an entry point."""
+    where = f"generators.{name}.backend"
+    if not isinstance(backend, str) or not backend:
+        raise ConfigError(f"{where}: expected a backend name, got {backend!r}")
+    if backend not in _REGISTRY and backend in BUILTIN_BACKENDS:
+        importlib.import_module(f"{__package__}.{BUILTIN_BACKENDS[backend]}")
+    if backend in _REGISTRY:
+        return _REGISTRY[backend]
+    if ":" in backend:
+        return _load_class(backend, backend, where)
+    point = _entry_points().get(backend)
+    if point is not None:
+        return _load_class(backend, point.value, f"{where} (entry point {point.value!r} of {ENTRY_POINT_GROUP})")
+    raise ConfigError(f"{where}: unknown generator backend {backend!r}; known: {backends()}, or name a class "
+                      "as 'package.module:ClassName'")
 
 
 def make_generator(spec: dict, seed: int = 0, name: str = "generator") -> Generator:
     """Build a generator from a config entry such as {backend: sdv, model: ..., params: {...}}."""
     spec = dict(spec)
     backend = spec.pop("backend", None)
-    if backend not in _REGISTRY and backend in BUILTIN_BACKENDS:
-        importlib.import_module(f"{__package__}.{BUILTIN_BACKENDS[backend]}")
-    if backend not in _REGISTRY:
-        raise ConfigError(
-            f"generators.{name}.backend: unknown generator backend {backend!r}; known: {backends()}"
-        )
-    spec.pop("timeout", None)
+    cls = generator_class(backend, name)
+    for key in ("timeout", "environment"):  # for the workflow, not the generator
+        spec.pop(key, None)
     params = spec.pop("params", {}) or {}
     try:
-        return _REGISTRY[backend](seed=seed, **spec, **params)
+        return cls(seed=seed, **spec, **params)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"generators.{name}: bad parameters for backend {backend!r}: {exc}") from None

@@ -1,14 +1,27 @@
 import json
 import re
 import sys
+from pathlib import Path
 
-# Generators of the synthcity backend run in their own environment (.venv-synthcity, envs/synthcity.txt);
-# every other backend runs in the main one. The two generate rules split the generator names
-# between them, so each synthetic file has exactly one producer.
-ISOLATED_BACKENDS = {"synthcity"}
-ISOLATED_GENERATORS = [g for g, spec in GENERATOR_SPECS.items() if spec["backend"] in ISOLATED_BACKENDS]
+from synthrisk.generators.environments import (GENERATE_JOB_REQUIREMENTS, environment_dir,
+                                               generator_environment, generator_environments)
+
+# A generator with an environment of its own (`environment:` in its config entry, or its backend's
+# default: synthcity's envs/synthcity.txt) runs there; every other one in the main environment. The
+# two generate rules split the generator names between them, so each synthetic file has exactly one
+# producer.
+ENVIRONMENTS = {env: str(path) for env, path in generator_environments(GENERATOR_SPECS, workflow.basedir).items()}
+GENERATOR_ENVIRONMENT = {g: generator_environment(spec, workflow.basedir) for g, spec in GENERATOR_SPECS.items()}
+ISOLATED_GENERATORS = [g for g, env in GENERATOR_ENVIRONMENT.items() if env is not None]
 MAIN_GENERATORS = [g for g in GENERATOR_SPECS if g not in ISOLATED_GENERATORS]
-SYNTHCITY_VENV = os.path.join(workflow.basedir, ".venv-synthcity")
+
+
+def environment_python(env):
+    return str(environment_dir(Path(ENVIRONMENTS[env]), workflow.basedir) / "bin/python")
+
+
+def environment_stamp(env):
+    return str(environment_dir(Path(ENVIRONMENTS[env]), workflow.basedir) / ".installed")
 
 
 def generator_runtime(wildcards, attempt):
@@ -50,38 +63,44 @@ rule generate:
         "../../scripts/generate.py"
 
 
-# Built once, in the repository (on a cluster: on the shared file system, by the controlling
-# process rather than a compute job), and only when a configured generator needs it.
-rule synthcity_env:
+# Built once per requirements file (on a cluster: on the shared file system, by the controlling
+# process rather than a compute job), and only when a configured generator needs it. pip runs in the
+# file's folder, so that a relative path in it (`./my_generator`) names a package next to it.
+rule generator_env:
     input:
-        os.path.join(workflow.basedir, "envs/synthcity.txt"),
+        requirements=lambda wc: ENVIRONMENTS[wc.env],
+        job=os.path.join(workflow.basedir, GENERATE_JOB_REQUIREMENTS),
     output:
-        os.path.join(SYNTHCITY_VENV, ".installed"),
+        touch_file="{home}/.venv-{env}/.installed",
     params:
-        venv=SYNTHCITY_VENV,
+        venv="{home}/.venv-{env}",
         python=sys.executable,
         repo=workflow.basedir,
+    wildcard_constraints:
+        home="/.*",
+        env="[^/]+",
     log:
-        "results/logs/synthcity_env.log",
+        # beside the environment, which is shared by runs in other working directories
+        "{home}/.venv-{env}.log",
     shell:
-        "({params.python} -m venv --clear {params.venv}"
-        " && {params.venv}/bin/pip install --disable-pip-version-check -r {input}"
-        " && {params.venv}/bin/pip install --disable-pip-version-check --no-deps -e {params.repo}"
-        " && touch {output}) > {log} 2>&1"
+        "(cd $(dirname {input.requirements:q}) && {params.python} -m venv --clear {params.venv:q}"
+        " && {params.venv:q}/bin/pip install --disable-pip-version-check -r {input.requirements:q} -r {input.job:q}"
+        " && {params.venv:q}/bin/pip install --disable-pip-version-check --no-deps -e {params.repo:q}"
+        " && touch {output.touch_file:q}) > {log} 2>&1"
 
 
 rule generate_isolated:
     input:
         train="results/data/{dataset}/seed{seed}/train.parquet",
         schema=dataset_schema,
-        env=os.path.join(SYNTHCITY_VENV, ".installed"),
+        env=lambda wc: environment_stamp(GENERATOR_ENVIRONMENT[wc.generator]),
     output:
         synthetic="results/synthetic/{dataset}/{generator}/seed{seed}.parquet",
         status="results/synthetic/{dataset}/{generator}/seed{seed}.json",
     params:
         spec=lambda wc: json.dumps(GENERATOR_SPECS[wc.generator]),
         n=synthetic_rows,
-        python=os.path.join(SYNTHCITY_VENV, "bin/python"),
+        python=lambda wc: environment_python(GENERATOR_ENVIRONMENT[wc.generator]),
         script=os.path.join(workflow.basedir, "scripts/generate_isolated.py"),
     wildcard_constraints:
         generator=names_pattern(ISOLATED_GENERATORS),
