@@ -157,9 +157,7 @@ def _search_kernel(q_num, q_cat, depth_start, node_value, child_lo, child_hi, no
                         if np.isnan(a) or np.isnan(v):
                             term = 0.0 if (np.isnan(a) and np.isnan(v)) else 1.0
                         else:
-                            term = abs(a - v)
-                            if term > 1.0:
-                                term = 1.0
+                            term = min(abs(a - v), 1.0)
                         total += term
                         if total > worst:
                             abandoned = True
