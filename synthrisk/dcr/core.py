@@ -39,9 +39,11 @@ Exact copies: synthetic records identical to a member (every column equal, missi
 missing), counted against all members, and, as the reference a generator that never copies would
 also reach by chance (Adult has duplicate records), identical to a holdout record.
 
-The 2-nearest search is synthrisk.mia.gower's exact k-nearest numba brute force (k = 2), parallel
-over synthetic records, with early abandoning against the second-best distance so far; memory O(n_synthetic + n_reference). Ties go to
-the lower reference index (the first two of a stable sort by distance).
+The 2-nearest search is synthrisk.mia.gower's exact k-nearest search (k = 2), parallel over
+synthetic records: reference records are grouped by categorical signature and a group whose
+mismatch count exceeds the second-best distance so far is skipped whole; memory
+O(n_synthetic + n_reference). Ties go to the lower reference index (the first two of a stable sort
+by distance).
 """
 
 from __future__ import annotations

@@ -13,14 +13,15 @@ Missing values (a documented alternative to Gower's rule of dropping the column 
 which would make d a non-metric and forbid pruning): a categorical missing value is a level of its
 own; a numeric pair contributes 0 when both are missing and 1 (the maximum) when one is.
 
-The search is exact brute force compiled with numba, parallel over query records, with early
-abandoning: categorical mismatches are counted first (integer compares), then numeric terms are
-added and the candidate is dropped as soon as its partial sum reaches the best distance so far.
-Partial sums only grow, so pruning never changes the result; ties go to the lowest synthetic
-index. Only O(n_query + n_synthetic) memory is used: no query x synthetic matrix is built.
+The search (synthrisk.mia.gower_search) is exact and compiled with numba, parallel over query
+records: the synthetic records are grouped by their categorical codes in a trie, and a group whose
+mismatch count already exceeds the k-th best distance is skipped whole; inside a group, candidates
+are dropped as soon as their partial sum exceeds it. Sums are accumulated in one fixed order, so
+distances are bitwise those of a brute-force loop in that order; ties go to the lowest synthetic
+index. Memory is O(n_query + n_synthetic): no query x synthetic matrix is built.
 Why not a library: Gower is an L1 distance after scaling (numeric by 1/(range p), one-hot
 categoricals by 1/(2p)), so cKDTree(p=1) and faiss' flat L1 index are exact too; the benchmark
-(benchmarks/gower_nn.py) measures them against this kernel on the same data.
+(benchmarks/gower_nn.py) measures them against this search on the same data.
 """
 
 from __future__ import annotations
@@ -28,13 +29,13 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import pandas as pd
 
 from ..data.encoding import category_strings, numeric_values
 from ..data.schema import DatasetSchema
 from ..errors import DataError
+from .gower_search import SignatureTrie
 
 
 @dataclass(frozen=True)
@@ -90,39 +91,6 @@ class GowerSpace:
         return np.ascontiguousarray(scaled, dtype=np.float64), np.ascontiguousarray(codes)
 
 
-@numba.njit(parallel=True, cache=True, fastmath=False)
-def _nearest_kernel(q_num, q_cat, s_num, s_cat, out_sum, out_index):
-    n_query, n_syn = q_num.shape[0], s_num.shape[0]
-    n_num, n_cat = q_num.shape[1], q_cat.shape[1]
-    for i in numba.prange(n_query):
-        best = np.inf
-        best_j = -1
-        for j in range(n_syn):
-            total = 0.0
-            for k in range(n_cat):
-                if q_cat[i, k] != s_cat[j, k]:
-                    total += 1.0
-            if total >= best:
-                continue
-            for k in range(n_num):
-                a = q_num[i, k]
-                b = s_num[j, k]
-                if np.isnan(a) or np.isnan(b):
-                    term = 0.0 if (np.isnan(a) and np.isnan(b)) else 1.0
-                else:
-                    term = abs(a - b)
-                    if term > 1.0:
-                        term = 1.0
-                total += term
-                if total >= best:
-                    break
-            if total < best:
-                best = total
-                best_j = j
-        out_sum[i] = best
-        out_index[i] = best_j
-
-
 def nearest_synthetic(query: pd.DataFrame, synthetic: pd.DataFrame, space: GowerSpace,
                       block_size: int = 4096) -> tuple[np.ndarray, np.ndarray]:
     """Gower distance to, and index of, each query record's nearest synthetic record.
@@ -132,79 +100,30 @@ def nearest_synthetic(query: pd.DataFrame, synthetic: pd.DataFrame, space: Gower
     """
     if len(synthetic) == 0:
         raise DataError("nearest_synthetic: the synthetic data has no records")
-    q_num, q_cat = space.encode(query, "query data")
-    s_num, s_cat = space.encode(synthetic, "synthetic data")
-    distance = np.empty(len(query))
-    index = np.empty(len(query), dtype=np.int64)
-    for start in range(0, len(query), block_size):
-        stop = min(start + block_size, len(query))
-        _nearest_kernel(q_num[start:stop], q_cat[start:stop], s_num, s_cat,
-                        distance[start:stop], index[start:stop])
-    return distance / space.n_columns, index
+    distance, index = k_nearest(query, synthetic, space, 1, block_size=block_size)
+    return distance[:, 0], index[:, 0]
 
 
 def gower_matrix(a: pd.DataFrame, b: pd.DataFrame, space: GowerSpace) -> np.ndarray:
-    """The full distance matrix, for tests and small inputs only (O(len(a) * len(b)) memory)."""
+    """The full distance matrix, for tests and small inputs only (O(len(a) * len(b)) memory).
+    Sums are accumulated in the search's order (mismatch count, then numeric terms in column
+    order), so its entries are bitwise the distances `k_nearest` returns."""
     a_num, a_cat = space.encode(a)
     b_num, b_cat = space.encode(b)
     diff = np.abs(a_num[:, None, :] - b_num[None, :, :])
     both = np.isnan(a_num)[:, None, :] & np.isnan(b_num)[None, :, :]
     one = np.isnan(a_num)[:, None, :] ^ np.isnan(b_num)[None, :, :]
     terms = np.where(both, 0.0, np.where(one, 1.0, np.minimum(diff, 1.0)))
-    mismatch = (a_cat[:, None, :] != b_cat[None, :, :]).sum(axis=2)
-    return (terms.sum(axis=2) + mismatch) / space.n_columns
-
-
-@numba.njit(parallel=True, cache=True)
-def _knn_kernel(q_num, q_cat, s_num, s_cat, out_sum, out_index):
-    """The k = out_sum.shape[1] smallest Gower sums (not yet divided by the number of columns) of
-    each query among the synthetic records, ascending; equal sums keep the lower synthetic index."""
-    n_query, n_syn = q_num.shape[0], s_num.shape[0]
-    n_num, n_cat = q_num.shape[1], q_cat.shape[1]
-    k = out_sum.shape[1]
-    for i in numba.prange(n_query):
-        best = np.full(k, np.inf)
-        best_j = np.full(k, -1, dtype=np.int64)
-        for j in range(n_syn):
-            worst = best[k - 1]
-            total = 0.0
-            for c in range(n_cat):
-                if q_cat[i, c] != s_cat[j, c]:
-                    total += 1.0
-            if total >= worst:
-                continue
-            for c in range(n_num):
-                a = q_num[i, c]
-                b = s_num[j, c]
-                if np.isnan(a) or np.isnan(b):
-                    term = 0.0 if (np.isnan(a) and np.isnan(b)) else 1.0
-                else:
-                    term = abs(a - b)
-                    term = min(term, 1.0)
-                total += term
-                if total >= worst:
-                    break
-            if total < worst:
-                pos = k - 1
-                while pos > 0 and best[pos - 1] > total:
-                    best[pos] = best[pos - 1]
-                    best_j[pos] = best_j[pos - 1]
-                    pos -= 1
-                best[pos] = total
-                best_j[pos] = j
-        for m in range(k):
-            out_sum[i, m] = best[m]
-            out_index[i, m] = best_j[m]
+    total = (a_cat[:, None, :] != b_cat[None, :, :]).sum(axis=2).astype(np.float64)
+    for c in range(terms.shape[2]):
+        total = total + terms[:, :, c]
+    return total / space.n_columns
 
 
 def k_nearest(query: pd.DataFrame, synthetic: pd.DataFrame, space: GowerSpace, k: int,
               block_size: int = 4096) -> tuple[np.ndarray, np.ndarray]:
     """Gower distances to, and indices of, the `k` nearest synthetic records of each query record,
-    shape (len(query), k), nearest first, ties to the lower index. k = 1 is `nearest_synthetic`;
-    larger k the kernel above, by blocks of `block_size` queries."""
-    if k == 1:
-        distance, index = nearest_synthetic(query, synthetic, space, block_size=block_size)
-        return distance[:, None], index[:, None]
+    shape (len(query), k), nearest first, ties to the lower index."""
     q_num, q_cat = space.encode(query, "query data")
     s_num, s_cat = space.encode(synthetic, "synthetic data")
     return k_nearest_encoded(q_num, q_cat, s_num, s_cat, k, space.n_columns, block_size)
@@ -215,9 +134,11 @@ def k_nearest_encoded(q_num, q_cat, s_num, s_cat, k: int, n_columns: int,
     """`k_nearest` on frames already encoded by one GowerSpace (callers that search several
     subsets of the same records encode them once). Fewer than k records: the missing neighbours
     have distance inf and index -1."""
+    trie = SignatureTrie.build(s_num, s_cat)
+    q_codes = trie.query_codes(q_cat)
     distance = np.empty((len(q_num), k))
     index = np.empty((len(q_num), k), dtype=np.int64)
     for start in range(0, len(q_num), block_size):
         stop = min(start + block_size, len(q_num))
-        _knn_kernel(q_num[start:stop], q_cat[start:stop], s_num, s_cat, distance[start:stop], index[start:stop])
+        trie.search(q_num[start:stop], q_codes[start:stop], distance[start:stop], index[start:stop])
     return distance / n_columns, index
