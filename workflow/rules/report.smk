@@ -26,30 +26,16 @@ rule summary:
         ],
     params:
         specs=GENERATOR_SPECS,
-        tables="results/tables",
-        figures="results/figures",
+        tables=lambda wildcards: TABLES_DIR,
+        figures=lambda wildcards: FIGURES_DIR,
     log:
         "results/logs/report/summary.log",
     benchmark:
         "results/benchmarks/summary.tsv"
+    conda:
+        MAIN_CONDA_ENV
     script:
         "../../scripts/summary.py"
-
-
-def report_figures():
-    figures = list(rules.summary.output.figures)
-    figures += [path for name in MEASURES for path in measure_figures(name)]
-    if rapid_simulation_target():
-        figures += [rules.rapid_simulation.output.by_strength, rules.rapid_simulation.output.curves]
-    figures += expand("results/figures/dp_{experiment}.png", experiment=DP_EXPERIMENTS)
-    return figures
-
-
-def report_tables():
-    names = ["summary", "risk"] + [table for measure in MEASURES.values() for table in measure.tables()]
-    names += ["rapid_simulation"] if rapid_simulation_target() else []
-    names += [f"dp_{experiment}" for experiment in DP_EXPERIMENTS]
-    return {name: f"results/tables/{name}.csv" for name in names}
 
 
 rule report:
@@ -68,5 +54,7 @@ rule report:
         "results/logs/report/index.log",
     benchmark:
         "results/benchmarks/report.tsv"
+    conda:
+        MAIN_CONDA_ENV
     script:
         "../../scripts/report.py"
