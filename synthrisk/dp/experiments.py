@@ -260,25 +260,29 @@ def summarise_coverage(setup: Setup, name: str, n: int, eps: float, clip: float,
 
 
 @np.errstate(all="ignore")  # releases drowned in noise give diverged fits; they are flagged, not errors
-def coverage_study(settings: dict, seed: int) -> pd.DataFrame:
+def coverage_study(settings: dict, seed: int, cell_rows=None) -> pd.DataFrame:
+    """`cell_rows` computes one cell: coverage_rows (default) or the per-repetition reference."""
+    cell_rows = cell_rows or coverage_rows
     rng = np.random.default_rng(seed)
     rows = []
     for name in settings["families"]:
         setup = simulation_setups()[name]
         for eps in settings["epsilons"]:
-            rows += coverage_rows(setup, name, settings["n"], eps, setup.clip, settings, rng)
+            rows += cell_rows(setup, name, settings["n"], eps, setup.clip, settings, rng)
     return pd.DataFrame(rows)
 
 
 @np.errstate(all="ignore")
-def clipping_study(settings: dict, seed: int) -> pd.DataFrame:
-    """Plug-in Wald coverage and MSE as the clip bound moves around the family's safe bound."""
+def clipping_study(settings: dict, seed: int, cell_rows=None) -> pd.DataFrame:
+    """Plug-in Wald coverage and MSE as the clip bound moves around the family's safe bound
+    (`cell_rows` as in coverage_study)."""
+    cell_rows = cell_rows or coverage_rows
     rng = np.random.default_rng(seed)
     rows = []
     for name in settings["families"]:
         setup = simulation_setups()[name]
         for multiplier in settings["clip_multipliers"]:
-            rows += coverage_rows(setup, name, settings["n"], settings["clip_epsilon"], setup.clip * multiplier,
+            rows += cell_rows(setup, name, settings["n"], settings["clip_epsilon"], setup.clip * multiplier,
                                   settings, rng, {"clip_multiplier": multiplier}, intervals=("plugin_wald", "naive"))
     return pd.DataFrame(rows)
 

@@ -36,7 +36,7 @@ from .mechanism import clip_rows
 
 NEWTON_STEPS = 60
 BETA_LIMIT = 30.0
-RECORD_BLOCK = 1_000_000  # per-record draws held in memory at once
+RECORD_BLOCK = 100_000  # per-record draws held in memory at once (a block stays in cache)
 # Count responses are drawn as a histogram over 0..Q (Q: where the survival function of every cell
 # falls below this) plus, for the rare records above Q, one exact draw each from the tail.
 HISTOGRAM_TAIL = 1e-7
@@ -120,10 +120,15 @@ class GaussianFamily(_Family):
         for start in range(0, releases, block):
             y = rng.normal(mu, sd, size=(min(block, releases - start), n))
             squares = y * y
-            # clip_rows written out for s = (y, y^2): the factor min(1, B / ||s||)
-            factor = np.minimum(1.0, clip / np.maximum(np.sqrt(squares + squares * squares), 1e-300))
-            out[start:start + len(y), 0] = (y * factor).sum(axis=-1)
-            out[start:start + len(y), 1] = (squares * factor).sum(axis=-1)
+            out[start:start + len(y), 0] = y.sum(axis=-1)
+            out[start:start + len(y), 1] = squares.sum(axis=-1)
+            # clip_rows for s = (y, y^2), applied only where it binds (||s||^2 = y^2 + y^4 > B^2):
+            # those records' statistics are scaled by B / ||s||
+            release, record = np.nonzero(squares * (1.0 + squares) > clip * clip)
+            if len(release):
+                scale = clip / np.sqrt(squares[release, record] * (1.0 + squares[release, record])) - 1.0
+                np.add.at(out[:, 0], start + release, y[release, record] * scale)
+                np.add.at(out[:, 1], start + release, squares[release, record] * scale)
         return (out / n).reshape(tuple(size) + (2,))
 
     def synthetic_mean_statistic(self, theta: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:

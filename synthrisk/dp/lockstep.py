@@ -97,18 +97,18 @@ def _evaluate(objective, problems: list, wanted: list, q: int) -> None:
     if not fresh:
         return
     base = np.stack([problems[r].x for r in fresh])
-    steps = np.stack([_forward_steps(x) for x in base])
+    steps = _forward_steps(base)
     shifted = np.repeat(base[:, None, :], q, axis=1)
     index = np.arange(q)
     shifted[:, index, index] = base + steps
     points = np.concatenate([base[:, None, :], shifted], axis=1).reshape(-1, q)
     rows = np.repeat(np.asarray(fresh), q + 1)
     values = np.asarray(objective(points, rows), dtype=np.float64).reshape(len(fresh), q + 1)
+    # approx_derivative's 2-point quotient, element by element: (f(x + h e_i) - f(x)) / ((x_i + h) - x_i)
+    gradients = (values[:, 1:] - values[:, :1]) / ((base + steps) - base)
     for k, r in enumerate(fresh):
         p = problems[r]
-        f0 = values[k, 0]
-        dx = (base[k] + steps[k]) - base[k]
-        p.f = f0
-        p.g = np.array([(values[k, 1 + i] - f0) / dx[i] for i in range(q)], dtype=np.float64)
+        p.f = values[k, 0]
+        p.g = gradients[k].copy()
         p.nfev += 1 + q
         p.evaluated_at = p.x.copy()
