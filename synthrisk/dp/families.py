@@ -277,36 +277,42 @@ class GLMFamily(_Family):
             overall = np.maximum(target[..., 0] / np.maximum(pi.sum(-1), 1e-12), 1e-6)
             beta[..., 0] = np.log(overall)
 
-        def objective(b):
-            return np.sum(pi * self.link.log_partition(self._eta(b)), -1) - np.sum(target * b, -1)
+        def objective(b, weights, totals):
+            return np.sum(weights * self.link.log_partition(self._eta(b)), -1) - np.sum(totals * b, -1)
 
         # Rows leave the iteration once they diverge (|beta| > BETA_LIMIT: no finite solution), and
-        # each row stops after the step taken at a gradient below 1e-12: a row's iterates never
-        # depend on the other rows of the batch, so solving replicates together or one at a time
-        # gives the same numbers.
-        active = np.ones(beta.shape[:-1], dtype=bool)
+        # each row stops after the step taken at a gradient below 1e-12. Only the rows still
+        # iterating are computed, every operation row by row: a row's iterates never depend on the
+        # other rows of the batch, so solving replicates together or one at a time gives the same
+        # numbers.
+        shape = beta.shape[:-1]
+        flat_pi, flat_target = pi.reshape(-1, self.n_cells), target.reshape(-1, self.p)
+        beta = beta.reshape(-1, self.p)
+        active = np.ones(len(beta), dtype=bool)
         moving = active.copy()
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             for _ in range(NEWTON_STEPS):
-                grad = self._moment(pi * self.link.mean(self._eta(beta))) - target
-                hess = self._hessian(pi, beta)
+                rows = np.flatnonzero(active & moving)
+                if not len(rows):
+                    break
+                b, weights, totals = beta[rows], flat_pi[rows], flat_target[rows]
+                grad = self._moment(weights * self.link.mean(self._eta(b))) - totals
+                hess = self._hessian(weights, b)
                 ridge = 1e-10 * (np.trace(hess, axis1=-2, axis2=-1)[..., None, None] + 1e-12)
-                stepping = active & moving
-                hess = np.where(stepping[..., None, None], hess + ridge * np.eye(self.p), np.eye(self.p))
-                step = np.linalg.solve(hess, np.where(stepping[..., None], grad, 0.0)[..., None])[..., 0]
+                step = np.linalg.solve(hess + ridge * np.eye(self.p), grad[..., None])[..., 0]
                 step = np.where(np.isfinite(step), step, 0.0)
-                current, t = objective(beta), np.ones(beta.shape[:-1])
+                current, t = objective(b, weights, totals), np.ones(len(rows))
                 for _ in range(30):
-                    trial = beta - t[..., None] * step
-                    worse = ~(objective(trial) <= current + 1e-14 * np.abs(current))
+                    trial = b - t[..., None] * step
+                    worse = ~(objective(trial, weights, totals) <= current + 1e-14 * np.abs(current))
                     if not worse.any():
                         break
                     t = np.where(worse, t / 2, t)
-                beta = beta - t[..., None] * step
-                active &= np.all(np.abs(beta) < BETA_LIMIT, axis=-1)
-                moving &= ~np.all(np.abs(grad) < 1e-12, axis=-1)
-                if not np.any(active & moving):
-                    break
+                b = b - t[..., None] * step
+                beta[rows] = b
+                active[rows] &= np.all(np.abs(b) < BETA_LIMIT, axis=-1)
+                moving[rows] &= ~np.all(np.abs(grad) < 1e-12, axis=-1)
+            beta, active = beta.reshape(shape + (self.p,)), active.reshape(shape)
             grad = self._moment(pi * self.link.mean(self._eta(beta))) - target
         scale = 1.0 + np.abs(target)
         valid = active & np.all(np.abs(grad) <= 1e-7 * scale, axis=-1)
