@@ -6,7 +6,8 @@ same per-repetition random streams; the two must give identical tables, and the 
 they do not. Only coverage and clipping have a per-repetition analysis (the variance/scaling grid
 and the census were batched before), so the loop is timed on those; a fraction of the repetitions
 keeps it short, and its time is projected to the paper's counts by dividing by the fraction (every
-cost here is per repetition: releases, solves, optimisations, bootstraps). The batched code then
+cost here is per repetition: releases, solves, optimisations, bootstraps; the fixed costs, noise
+scales and Python set-up per cell, make small fractions overstate the projection a little). The batched code then
 runs the whole paper DP stage (grid, coverage, clipping, census) with the paper's counts.
 
 With --old-commit REV the stage as it was at REV (before batching: records drawn one by one,
@@ -92,7 +93,8 @@ with np.errstate(all="ignore"):
         wall, cpu = time.perf_counter(), time.process_time()
         function().to_csv(f"{out}/{name}.csv", index=False)
         times[name] = [time.perf_counter() - wall, time.process_time() - cpu]
-print(json.dumps(times))
+import synthrisk
+print(json.dumps([times, synthrisk.__file__]))
 """
 
 
@@ -105,10 +107,13 @@ def run_old(commit: str, settings: dict, seed: int, workdir: Path) -> dict:
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
     done = subprocess.run([sys.executable, "-c", OLD_SCRIPT, json.dumps(settings), str(seed), str(workdir),
                            str(ROOT / "config/datasets/adult.yaml")],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tree)}, cwd=ROOT)
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree)
     if done.returncode:
         raise RuntimeError(done.stderr[-3000:])
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    times, origin = json.loads(done.stdout.strip().splitlines()[-1])
+    if not origin.startswith(str(tree)):
+        raise RuntimeError(f"the old run imported synthrisk from {origin}, not from {tree}")
+    return times
 
 
 def coverage_z(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
@@ -162,9 +167,8 @@ def main() -> None:
             wall, cpu = row["batched_wall_s"] / args.fraction, row["batched_cpu_s"] / args.fraction
         else:
             _, wall, cpu = timed(run, name, settings, args.seed, adult)
-        loop_cpu = row.get("loop_cpu_s", row["batched_cpu_s"]) / args.fraction if not args.skip_full or True else None
-        if name not in LOOPED:  # the same batched code in both
-            loop_cpu = cpu
+        # the loop projected from the fraction; the other experiments run the same batched code in both
+        loop_cpu = row["loop_cpu_s"] / args.fraction if name in LOOPED else cpu
         full.append({"experiment": name, "batched_wall_s": wall, "batched_cpu_s": cpu,
                      "loop_cpu_s_projected": loop_cpu})
     full_table = pd.DataFrame(full)
