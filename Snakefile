@@ -33,6 +33,8 @@ localrules:
     split,
     summary,
     report,
+    provenance,
+    findings,
     synthcity_env,
 
 
@@ -53,3 +55,4 @@ rule all:
         rapid_simulation_target(),
         expand("results/tables/dp_{experiment}.csv", experiment=DP_EXPERIMENTS),
         "results/report/index.html",
+        "results/findings/REPRODUCE.md",
