@@ -328,6 +328,7 @@ def render(run_dir: str | Path, findings_path: str | Path = FINDINGS_FILE) -> st
     dirty = provenance.get("dirty")
     lines += ["## The run", "",
               "| | |", "|---|---|",
+              f"| run directory | {_cell(provenance.get('run_directory', 'unknown'))} |",
               f"| configuration | {_cell(' '.join(provenance.get('configfiles', [])) or 'unknown')} |",
               f"| config sha256 | `{provenance.get('config_sha256', 'unknown')}` |",
               f"| commit | `{commit}`" + (" (with local changes)" if dirty else "") + " |",

@@ -53,7 +53,7 @@ def config_sha256(config: dict) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def run_provenance(config: dict, configfiles, revision: dict, completed: str) -> dict:
+def run_provenance(config: dict, configfiles, revision: dict, completed: str, run_directory: str) -> dict:
     """What results/provenance.json records about a run: written once by the workflow when its
     tables are complete, and read (never recomputed) by the report, `synthrisk findings` and the
     bundle, so that rendering a run twice gives the same bytes."""
@@ -61,5 +61,6 @@ def run_provenance(config: dict, configfiles, revision: dict, completed: str) ->
     from ..versions import library_versions
 
     return {"synthrisk_version": __version__, "commit": revision.get("commit"), "dirty": revision.get("dirty"),
+            "run_directory": run_directory,
             "configfiles": [str(path) for path in configfiles], "config_sha256": config_sha256(config),
             "completed": completed, "seeds": config.get("seeds"), "versions": library_versions(PACKAGES)}

@@ -69,6 +69,7 @@ rule provenance:
     params:
         configfiles=[str(path) for path in workflow.configfiles],
         revision=git_revision(workflow.basedir),
+        workflow_dir=workflow.basedir,
     log:
         "results/logs/report/provenance.log",
     script:
