@@ -201,8 +201,9 @@ def test_a_bundle_verifies_against_its_run_and_names_a_perturbed_table(tiny_run,
     assert "summary.md: not compared" in out and "fit_seconds" in out
 
     copy = _copy_run(workdir, tmp_path / "copy")
-    summary = pd.read_csv(copy / "results/tables/summary.csv")
-    summary["fit_seconds"] = summary["fit_seconds"] + 1.0  # a timing: excluded by name
+    # Cells as written (read as text, so that no other column is reformatted on the way back).
+    summary = pd.read_csv(copy / "results/tables/summary.csv", dtype=str, keep_default_na=False)
+    summary["fit_seconds"] = "123.4"  # a timing: excluded by name
     summary.to_csv(copy / "results/tables/summary.csv", index=False)
     result = verify_bundle(bundle, copy)
     assert result.ok and result.identical_without_timings == {"results/tables/summary.csv": ["fit_seconds"]}
