@@ -204,7 +204,7 @@ def _elements(result) -> list[float]:
     return [float(result)]
 
 
-def judge(test: dict, results: list) -> str:
+def judge(test: dict, results: list, where: str = "finding") -> str:
     """Agreement of our numbers with the published finding under its test; a missing value
     (NaN) never agrees."""
     tolerance = float(test.get("tolerance", 0.0))
@@ -213,7 +213,8 @@ def judge(test: dict, results: list) -> str:
         sign = 1.0 if "increasing" in test else -1.0
         for result in results:
             if not isinstance(result, pd.Series) or len(result) < 2:
-                raise ConfigError("a shape test (increasing/decreasing) needs a series: set `by` on its value")
+                raise ConfigError(f"{where}: a shape test (increasing/decreasing) needs a series of at least two "
+                                  "points: set `by` on its value")
             steps = np.diff(result.to_numpy(dtype=float)) * sign
             if not (np.all(np.isfinite(steps)) and np.all(steps >= -slack) and steps.sum() > 0):
                 return NOT_REPRODUCED
@@ -288,7 +289,12 @@ def compute(finding: dict, tables: Tables) -> Result:
         return Result(finding, NOT_RUN, f"({missing})", missing=str(missing))
     expressions = finding["ours"] if isinstance(finding["ours"], list) else [finding["ours"]]
     results = [evaluate(expression, values, where) for expression in expressions]
-    agreement = judge(finding["test"], results)
+    shape = any(kind in finding["test"] for kind in SHAPE_TESTS)
+    short = [r for r in results if shape and isinstance(r, pd.Series) and len(r) < 2]
+    if short:  # the configuration has one point of the curve: no direction to test
+        missing = f"a single {short[0].attrs.get('label')} in the run: no direction to test"
+        return Result(finding, NOT_RUN, f"({missing})", missing=missing, values=values)
+    agreement = judge(finding["test"], results, where)
     if "shown" in finding:
         try:
             shown = finding["shown"].format_map({name: fmt_any(v) for name, v in values.items()})

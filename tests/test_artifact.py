@@ -307,3 +307,12 @@ def test_cffconvert_accepts_the_citation():
                     "install it in a throwaway venv and set CFFCONVERT=/path/to/cffconvert")
     done = subprocess.run([command, "--validate", "-i", str(ROOT / "CITATION.cff")], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_curve_of_one_point_is_not_run_rather_than_judged(tmp_path):
+    run = tmp_path / "run"
+    _write_table(run, "t", pd.DataFrame({"eps": [1.0], "value": [0.5]}))
+    one = {"v": {"column": "value", "by": "eps", "label": "ε"}}
+    result = F.compute(F.load_findings(_findings_file(tmp_path, values=one, test={"decreasing": True}))
+                       ["findings"][0], F.Tables(run))
+    assert result.agreement == F.NOT_RUN and "a single ε" in result.ours
