@@ -224,6 +224,7 @@ def test_a_bundle_verifies_against_a_rerun_in_a_fresh_directory(tiny_run, tmp_pa
 
     bundle = tmp_path / "bundle.tar.gz"
     write_bundle(tiny_run[0], bundle)
+    (tmp_path / "rerun").mkdir()
     rerun = run_tiny(tmp_path / "rerun")[0]
     result = verify_bundle(bundle, rerun)
     assert result.ok, result.text()
@@ -253,7 +254,8 @@ def test_snakemake_archive_holds_every_input_and_builds_the_dag(tmp_path):
         assert needed in names, needed
     unpacked = tmp_path / "unpacked"
     dry = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", "Snakefile", "--cores", "1", "-n",
-                          "--directory", str(tmp_path / "run")], cwd=unpacked, capture_output=True, text=True,
+                          "--directory", str(tmp_path / "run"), "--configfile", str(unpacked / "config/config.yaml")],
+                         cwd=unpacked, capture_output=True, text=True,
                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(unpacked), "HOME": str(tmp_path)})
     assert dry.returncode == 0, dry.stderr[-3000:]
     assert "findings" in dry.stdout and "provenance" in dry.stdout
