@@ -34,6 +34,8 @@ localrules:
     summary,
     report,
     generator_env,
+    provenance,
+    findings,
 
 
 include: "workflow/rules/common.smk"
@@ -53,3 +55,4 @@ rule all:
         rapid_simulation_target(),
         expand("results/tables/dp_{experiment}.csv", experiment=DP_EXPERIMENTS),
         "results/report/index.html",
+        "results/findings/REPRODUCE.md",

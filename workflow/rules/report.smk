@@ -1,5 +1,7 @@
 # The summary table with one verdict per risk, the risk-utility figure, and the self-contained report.
 
+from synthrisk.report.provenance import git_revision
+
 
 rule summary:
     input:
@@ -38,10 +40,35 @@ rule summary:
         "../../scripts/summary.py"
 
 
+# The run's provenance, written once its tables and figures are complete: commit, configuration
+# (as run, and its hash), synthrisk and package versions, and when it completed. The report,
+# `synthrisk findings` and bundles read it instead of asking the clock or the checkout again, so a
+# run renders to the same bytes however often it is rendered. The revision is a parameter, so a new
+# commit (or local changes) reruns this rule and what reads it, not the measures.
+rule provenance:
+    input:
+        **report_tables(),
+        figures=report_figures(),
+    output:
+        provenance="results/provenance.json",
+        config="results/config.yaml",
+    params:
+        configfiles=[str(path) for path in workflow.configfiles],
+        revision=git_revision(workflow.basedir),
+        workflow_dir=workflow.basedir,
+    log:
+        "results/logs/report/provenance.log",
+    conda:
+        MAIN_CONDA_ENV
+    script:
+        "../../scripts/provenance.py"
+
+
 rule report:
     input:
         **report_tables(),
         figures=report_figures(),
+        provenance=rules.provenance.output.provenance,
     output:
         "results/report/index.html",
     params:
@@ -58,3 +85,21 @@ rule report:
         MAIN_CONDA_ENV
     script:
         "../../scripts/report.py"
+
+
+# REPRODUCE.md for this run: each published finding of config/findings.yaml next to our number and
+# the agreement (synthrisk.findings); `make reproduce` renders the same page from the paper run into
+# the repository with `synthrisk findings`.
+rule findings:
+    input:
+        **report_tables(),
+        provenance=rules.provenance.output.provenance,
+        findings=os.path.join(workflow.basedir, "config/findings.yaml"),
+    output:
+        "results/findings/REPRODUCE.md",
+    log:
+        "results/logs/report/findings.log",
+    conda:
+        MAIN_CONDA_ENV
+    script:
+        "../../scripts/findings.py"
