@@ -43,3 +43,25 @@ def snakemake(tmp_path, config, *args, check=True, env=None):
     if check and done.returncode != 0:
         raise AssertionError(done.stdout[-3000:] + done.stderr[-3000:])
     return done
+
+
+def chromium_driver():
+    """Headless Chromium for the page tests: skipped when it is missing, failed in CI."""
+    import os
+
+    import pytest
+
+    if not (Path("/usr/bin/chromium").exists() and Path("/usr/bin/chromedriver").exists()):
+        message = "Debian's chromium and chromium-driver are not installed (`make test` installs them)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)

@@ -1,15 +1,13 @@
 """Real Snakemake runs of a tiny config, as a user would start them."""
 
 import json
-import os
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
-from helpers import snakemake, tiny_config
+from helpers import chromium_driver, snakemake, tiny_config
 
 
 def test_tiny_run_isolates_a_failing_generator(tiny_run):
@@ -61,29 +59,12 @@ def test_summary_puts_risk_next_to_utility(tiny_run):
     assert "\\toprule" in (tmp_path / "results/tables/summary.tex").read_text()
 
 
-def _chromium_driver():
-    if not (Path("/usr/bin/chromium").exists() and Path("/usr/bin/chromedriver").exists()):
-        message = "Debian's chromium and chromium-driver are not installed (`make test` installs them)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"):
-        options.add_argument(flag)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-
-
 def test_report_renders_in_headless_chromium(tiny_run):
     tmp_path, _, _ = tiny_run
     page = tmp_path / "results/report/index.html"
     text = page.read_text()
     assert "http://" not in text.replace("http://www.w3.org", "") and "https://" not in text  # self-contained
-    driver = _chromium_driver()
+    driver = chromium_driver()
     try:
         driver.get(page.as_uri())
         images = driver.execute_script(

@@ -55,7 +55,7 @@ def _sentence(row: dict) -> str:
                 f"the training data with AUC {_number(value)}{_interval(row, _number)} where 0.5 is a coin toss"
                 f"{extra}.")
     if measure == "dcr":
-        return (f"{_pct(value)} of the synthetic records lie closer to a training record than to any holdout record"
+        return (f"Distance to closest record: {_pct(value)} of the synthetic records lie closer to a training record than to any holdout record"
                 f"{_interval(row)}; a generator that does not copy its training records gives {_pct(reference)} "
                 "(both compared on equally many records).")
     if measure in ("singling_out", "linkability", "inference"):
