@@ -103,6 +103,11 @@ def test_independent_release_is_not_at_risk_and_a_leaky_one_is(files, quick_sett
         assert "does not beat its reference" in risk["meaning"]
     leaky_risks = {r["risk"]: r for r in leaky["risks"]}
     assert leaky_risks["membership"]["at_risk"] and leaky_risks["singling_out"]["at_risk"]
+    # Subgroups are named only for a risk that is there, and only those more exposed than the rest.
+    assert all(not r["subgroups"] for r in independent["risks"] if r["measured"] and not r["at_risk"])
+    for risk in leaky["risks"]:
+        for group in risk.get("subgroups", []):
+            assert group["share_exposed"] > group["share_exposed_overall"] and group["n"] >= 20
 
 
 def test_without_holdout_the_measures_that_need_it_are_skipped_with_reasons(files, quick_settings, tmp_path):

@@ -43,7 +43,7 @@ def _sentence(row: dict) -> str:
     attack = row["attack"]
     if measure == "rapid":
         attacker, sensitive = [part.strip() for part in attack.split("->", 1)]
-        return (f"A model ({attacker}) trained on the release alone and given a training record's other columns "
+        return (f"A model ({attacker}) trained on the release alone and given a training record's quasi-identifiers "
                 f"infers its '{sensitive}' confidently and correctly for {_pct(value)} of the training records"
                 f"{_interval(row)}; guessing from the release's label shares does so for {_pct(reference)} "
                 "(chance floor).")

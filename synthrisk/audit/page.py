@@ -12,6 +12,7 @@ import yaml
 
 from ..report.html import _data_uri, _frame_html
 from ..report.summary import plot_evidence
+from .explain import MIN_SUBGROUP
 from .run import DATASET, RELEASE
 
 # Figures of the page: (file stem in the work folder, title, caption); a figure whose measure did not
@@ -66,6 +67,7 @@ def render(report: dict, figures: Path, out: Path) -> Path:
     page = env.get_template("audit.html.j2").render(
         **{k: report[k] for k in ("inputs", "schema", "risks", "seconds", "seed", "versions")},
         utility=utility,
+        min_subgroup=MIN_SUBGROUP,
         utility_reason=utility_run["reason"],
         efficacy=_frame_html(pd.DataFrame(utility["efficacy"]), table_id="efficacy") if utility else "",
         measures=_measures_table(report["measures"]),

@@ -56,10 +56,12 @@ def risk_entries(risks: pd.DataFrame, runs: list[Run], measures: dict, data) -> 
                             "verdict": f"not measured: {_reasons(runs, names)}", "measures": names})
             continue
         row = {k: _clean(v) for k, v in found.iloc[0].items()}
-        run = _run_of(row, runs)
+        at_risk = row["verdict"].startswith("at risk")
+        # Subgroups of an attack that does not beat its reference would rank noise.
+        run = _run_of(row, runs) if at_risk else None
         records = read_table(run.records_path) if run else pd.DataFrame()
         entries.append({
-            "risk": risk, "label": label, "measured": True, "at_risk": row["verdict"].startswith("at risk"),
+            "risk": risk, "label": label, "measured": True, "at_risk": at_risk,
             "verdict": row["verdict"], "meaning": explain.meaning(row),
             "strongest_attack": {k: row[k] for k in ("attack", "measure", "metric", "value", "reference", "excess",
                                                      "ci_low", "ci_high", "tpr_at_1e-02", "tpr_at_1e-03", "detail")},
