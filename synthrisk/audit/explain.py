@@ -55,9 +55,9 @@ def _sentence(row: dict) -> str:
                 f"the training data with AUC {_number(value)}{_interval(row, _number)} where 0.5 is a coin toss"
                 f"{extra}.")
     if measure == "dcr":
-        return (f"Distance to closest record: {_pct(value)} of the synthetic records lie closer to a training record than to any holdout record"
-                f"{_interval(row)}; a generator that does not copy its training records gives {_pct(reference)} "
-                "(both compared on equally many records).")
+        return (f"Distance to closest record: {_pct(value)} of the synthetic records lie closer to a training record "
+                f"than to any holdout record{_interval(row)}; a generator that does not copy its training records "
+                f"gives {_pct(reference)} (both compared on equally many records).")
     if measure in ("singling_out", "linkability", "inference"):
         doing = {"singling_out": "isolates a single training record with a query written from the release",
                  "linkability": "links the two halves of a training record's columns through the release",
