@@ -1,9 +1,7 @@
 """Real Snakemake runs of a tiny config, as a user would start them."""
 
 import json
-import os
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
