@@ -315,6 +315,37 @@ def read_provenance(run_dir: str | Path) -> dict:
     return json.loads(path.read_text())
 
 
+def _repository_relative(path: str) -> str:
+    """A config file as the user names it (config/x.yaml), not where this checkout happens to be."""
+    parts = Path(path).parts
+    return str(Path(*parts[parts.index("config"):])) if "config" in parts else path
+
+
+def describe_run(run_dir: str | Path) -> str:
+    """One paragraph saying what the run holds, from its configuration as run (results/config.yaml):
+    the page describes the run it was rendered from, whichever configuration that was."""
+    import yaml
+
+    path = Path(run_dir) / "results/config.yaml"
+    if not path.is_file():
+        return "The run's configuration (results/config.yaml) is missing."
+    config = yaml.safe_load(path.read_text()) or {}
+    datasets = ", ".join(f"{name} ({spec.get('n_train', '?'):,} members, {spec.get('n_holdout', '?'):,} holdout)"
+                         if isinstance(spec.get("n_train"), int) and isinstance(spec.get("n_holdout"), int)
+                         else name for name, spec in (config.get("datasets") or {}).items())
+    generators = [name for name, spec in (config.get("generators") or {}).items() if spec.get("enabled", True)]
+    off = [name for name, spec in (config.get("generators") or {}).items() if not spec.get("enabled", True)]
+    seeds = config.get("seeds") or []
+    from .measures import builtin_measures
+
+    measures = [name for name, m in builtin_measures().items() if name in config or m.default_on]
+    text = (f"This run: datasets {datasets}; generators {', '.join(f'`{g}`' for g in generators)}"
+            + (f" (switched off: {', '.join(f'`{g}`' for g in off)})" if off else "")
+            + f"; {len(seeds)} seed{'s' if len(seeds) != 1 else ''}; measures {', '.join(measures) or 'utility only'}"
+            + ("; the DP experiments" if "dp" in config else "; no DP experiments") + ".")
+    return text
+
+
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -332,10 +363,10 @@ def render(run_dir: str | Path, findings_path: str | Path = FINDINGS_FILE) -> st
     lines += [data.get("intro", "").strip(), ""] if data.get("intro") else []
     commit = provenance.get("commit", "unknown")
     dirty = provenance.get("dirty")
-    lines += ["## The run", "",
+    lines += ["## The run", "", describe_run(run_dir), "",
               "| | |", "|---|---|",
               f"| run directory | {_cell(provenance.get('run_directory', 'unknown'))} |",
-              f"| configuration | {_cell(' '.join(provenance.get('configfiles', [])) or 'unknown')} |",
+              f"| configuration | {_cell(' '.join(_repository_relative(f) for f in provenance.get('configfiles', [])) or 'unknown')} |",
               f"| config sha256 | `{provenance.get('config_sha256', 'unknown')}` |",
               f"| commit | `{commit}`" + (" (with local changes)" if dirty else "") + " |",
               f"| synthrisk version | {provenance.get('synthrisk_version', 'unknown')} |",
