@@ -10,7 +10,7 @@ with logged(snakemake):
     from synthrisk.report.provenance import run_provenance
 
     config = dict(snakemake.config)
-    completed = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    completed = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     # The job runs in the run's directory: name it relative to the repository when it lies inside.
     here, repository = os.path.abspath("."), os.path.abspath(snakemake.params.workflow_dir)
     inside = here == repository or here.startswith(repository + os.sep)

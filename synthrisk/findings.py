@@ -363,10 +363,11 @@ def render(run_dir: str | Path, findings_path: str | Path = FINDINGS_FILE) -> st
     lines += [data.get("intro", "").strip(), ""] if data.get("intro") else []
     commit = provenance.get("commit", "unknown")
     dirty = provenance.get("dirty")
+    configfiles = " ".join(_repository_relative(f) for f in provenance.get("configfiles", []))
     lines += ["## The run", "", describe_run(run_dir), "",
               "| | |", "|---|---|",
               f"| run directory | {_cell(provenance.get('run_directory', 'unknown'))} |",
-              f"| configuration | {_cell(' '.join(_repository_relative(f) for f in provenance.get('configfiles', [])) or 'unknown')} |",
+              f"| configuration | {_cell(configfiles or 'unknown')} |",
               f"| config sha256 | `{provenance.get('config_sha256', 'unknown')}` |",
               f"| commit | `{commit}`" + (" (with local changes)" if dirty else "") + " |",
               f"| synthrisk version | {provenance.get('synthrisk_version', 'unknown')} |",

@@ -18,7 +18,7 @@ import yaml
 from synthrisk.cli import build_parser, main
 from synthrisk.data import load_schema
 from synthrisk.data.schema import DatasetSchema
-from synthrisk.errors import ConfigError, SchemaError, SynthriskError
+from synthrisk.errors import ConfigError, SchemaError
 
 ROOT = Path(__file__).resolve().parents[1]
 

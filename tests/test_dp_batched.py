@@ -67,7 +67,7 @@ def test_lockstep_lbfgsb_is_scipys_minimize(name):
         for r in range(len(noisy)):
             assert np.array_equal(batched[r], noise_aware(fam, noisy[r], 1000, sigma, start[r]))
             # and noise_aware is scipy's minimize on the objective of that release alone
-            free = minimize(lambda x: float(noise_aware_objective(fam, x[None], noisy[r:r + 1], 1000, sigma)[0]),
+            free = minimize(lambda x, r=r: float(noise_aware_objective(fam, x[None], noisy[r:r + 1], 1000, sigma)[0]),
                             fam.theta_to_free(start[r]), method="L-BFGS-B").x
             assert np.array_equal(batched[r], fam.free_to_theta(free))
 

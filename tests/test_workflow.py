@@ -6,7 +6,6 @@ import re
 import pandas as pd
 import pytest
 import yaml
-
 from helpers import chromium_driver, snakemake, tiny_config
 
 

@@ -74,7 +74,7 @@ def render(report: dict, figures: Path, out: Path) -> Path:
         evidence=_evidence_table(report["evidence"]),
         figures=shown,
         schema_yaml=yaml.safe_dump(report["schema"], sort_keys=False),
-        generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )
     out.write_text(page)
     return out

@@ -26,8 +26,7 @@ from scipy.optimize import nnls
 
 from .families import Design, GaussianFamily, GLMFamily
 from .frames import family_data
-from .inference import (bootstrap_batch, calibrated_variance, naive, noise_aware_batch, plugin,
-                        simulate_releases, wald)
+from .inference import bootstrap_batch, calibrated_variance, naive, noise_aware_batch, plugin, simulate_releases, wald
 from .mechanism import clip_rows, gaussian_sigma
 
 EXPERIMENTS = ("variance", "coverage", "clipping", "scaling", "census")

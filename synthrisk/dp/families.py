@@ -457,7 +457,7 @@ class Design:
     cell_labels: list[tuple]
 
     @classmethod
-    def from_levels(cls, levels: dict) -> "Design":
+    def from_levels(cls, levels: dict) -> Design:
         columns = list(levels)
         grids = np.meshgrid(*[np.arange(len(levels[c])) for c in columns], indexing="ij")
         codes = np.stack([g.ravel() for g in grids], axis=-1) if columns else np.zeros((1, 0), int)

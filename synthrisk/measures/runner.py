@@ -6,7 +6,7 @@ written and the workflow goes on."""
 from __future__ import annotations
 
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 import pandas as pd
 

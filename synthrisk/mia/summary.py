@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import read_json
 from ..figures import save, subplots
+from ..io import read_json
 from ..tables import write_table_formats
 from .metrics import auc_against_chance, naive_f1, relative_f1, tpr_against_chance
 
