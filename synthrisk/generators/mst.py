@@ -58,13 +58,13 @@ class MSTColumn:
             self.size = bins + 1
 
     @classmethod
-    def public(cls, name: str, schema, bins: int) -> "MSTColumn":
+    def public(cls, name: str, schema, bins: int) -> MSTColumn:
         if schema.is_categorical(name):
             return cls(name, True, levels=schema.public_levels(name))
         return cls(name, False, bounds=schema.public_bounds(name), bins=bins)
 
     @classmethod
-    def from_data(cls, name: str, values: pd.Series, categorical: bool, bins: int) -> "MSTColumn":
+    def from_data(cls, name: str, values: pd.Series, categorical: bool, bins: int) -> MSTColumn:
         if categorical:
             return cls(name, True, levels=sorted(set(category_strings(values))))
         x = numeric_values(values.to_frame())[:, 0]

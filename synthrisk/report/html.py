@@ -142,7 +142,7 @@ def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: 
         seeds=config.get("seeds"),
         **_recorded_provenance(provenance_json, workflow_dir, __version__),
         stages=_frame_html(stage_times(benchmark_records(benchmarks_dir))),
-        generated=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
