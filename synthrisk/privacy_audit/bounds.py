@@ -96,15 +96,18 @@ def errors_at(threshold: float, without: np.ndarray, with_: np.ndarray) -> tuple
 
 def choose_threshold(without: np.ndarray, with_: np.ndarray, delta: float, confidence: float = CONFIDENCE) -> float:
     """The threshold, among the observed values (and one above them all), whose epsilon_lower on these
-    runs is largest; the smallest such threshold on ties. Choose it on runs kept apart from those that
-    evaluate it: a threshold chosen and judged on the same runs overstates epsilon."""
+    runs is largest; among equals (with few runs every threshold may give 0) the one that separates
+    best (largest true minus false positive rate), then the smallest. Choose it on runs kept apart
+    from those that evaluate it: a threshold chosen and judged on the same runs overstates epsilon."""
     without, with_ = np.asarray(without, dtype=float), np.asarray(with_, dtype=float)
     if not len(without) or not len(with_):
         raise ConfigError("privacy audit: choosing a threshold needs runs with and without the canary")
     candidates = np.unique(np.concatenate([without, with_, [max(without.max(), with_.max()) + 1.0]]))
-    scores = []
-    for threshold in candidates:
+    best, best_key = candidates[0], None
+    for threshold in candidates:  # ascending, and only a strictly better key replaces: ties keep the smallest
         false_positives, false_negatives = errors_at(threshold, without, with_)
-        scores.append(epsilon_lower_bound(false_positives, len(without), false_negatives, len(with_),
-                                          delta, confidence).epsilon_lower)
-    return float(candidates[int(np.argmax(scores))])
+        bound = epsilon_lower_bound(false_positives, len(without), false_negatives, len(with_), delta, confidence)
+        key = (bound.epsilon_lower, 1.0 - false_negatives / len(with_) - false_positives / len(without))
+        if best_key is None or key > best_key:
+            best, best_key = threshold, key
+    return float(best)
