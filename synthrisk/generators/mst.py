@@ -162,8 +162,8 @@ class MSTGenerator(Generator):
         scale = float(noise_multiplier_scale)
         if not (np.isfinite(scale) and 0.0 < scale <= 1.0):
             # More noise than the budget needs is a smaller epsilon, not a scale: keep one way to say it.
-            raise ConfigError(f"mst generator: params.noise_multiplier_scale must be in (0, 1] (below 1 is an "
-                              f"under-noised audit control; for more noise lower epsilon), got {noise_multiplier_scale}")
+            raise ConfigError(f"mst generator: params.noise_multiplier_scale must be in (0, 1] (below 1 is an under-"
+                              f"noised audit control; for more noise lower epsilon), got {noise_multiplier_scale}")
         self.domain, self.noise_multiplier_scale = domain, scale
 
     def noise_multiplier(self) -> float:

@@ -4,9 +4,9 @@ nominal one."""
 
 from .bounds import CONFIDENCE, Bound, choose_threshold, clopper_pearson_upper, epsilon_lower_bound
 from .canary import Canary, canary_matches, with_canary, worst_case_canary
-from .statistic import MARGINAL_ORDERS, canary_cell_count
 from .experiment import AuditResult, audit_generator, audit_statistics, canary_statistics
+from .statistic import MARGINAL_ORDERS, canary_cell_count
 
-__all__ = ["CONFIDENCE", "AuditResult", "Bound", "Canary", "audit_generator", "audit_statistics",
-           "MARGINAL_ORDERS", "canary_cell_count", "canary_matches", "canary_statistics", "choose_threshold", "clopper_pearson_upper",
-           "epsilon_lower_bound", "with_canary", "worst_case_canary"]
+__all__ = ["CONFIDENCE", "MARGINAL_ORDERS", "AuditResult", "Bound", "Canary", "audit_generator",
+           "audit_statistics", "canary_cell_count", "canary_matches", "canary_statistics", "choose_threshold",
+           "clopper_pearson_upper", "epsilon_lower_bound", "with_canary", "worst_case_canary"]

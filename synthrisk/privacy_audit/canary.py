@@ -73,8 +73,8 @@ def worst_case_canary(data: pd.DataFrame, schema, bins: int) -> Canary:
     for combination in itertools.product(*candidates):
         cells = tuple(cell for _, cell in combination)
         if cells not in occupied:
-            record = {c: value for c, (value, _) in zip(data.columns, combination)}
-            return Canary(record=record, cells=dict(zip(data.columns, map(int, cells))), bins=bins)
+            record = {c: value for c, (value, _) in zip(data.columns, combination, strict=True)}
+            return Canary(record=record, cells=dict(zip(data.columns, map(int, cells), strict=True)), bins=bins)
     raise DataError(
         f"privacy audit: every combination of the {CANDIDATES_PER_COLUMN} rarest public values of columns "
         f"{list(data.columns)} occurs in the data, so no worst-case canary is absent from it; declare a wider "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import time
+
 from ..data.schema import DatasetSchema
 from ..data.simulate import simulate
 from ..generators.base import make_generator
@@ -55,7 +56,7 @@ def mst_spec(noise_multiplier_scale: float = 1.0, epsilon: float = EPSILON) -> d
     return {"backend": "mst", "params": {"epsilon": epsilon, "noise_multiplier_scale": noise_multiplier_scale}}
 
 
-def actual_epsilon(spec: dict, n_columns: int) -> float:
+def actual_epsilon(spec: dict) -> float:
     """The epsilon an MST spec really spends at its delta (PLD accounting of its three rounds)."""
     import dp_accounting
     from dp_accounting import pld
@@ -86,7 +87,7 @@ def main(argv=None) -> None:
         start = time.perf_counter()
         result = audit_mst(scale, args.runs)
         seconds = time.perf_counter() - start
-        print(f"{scale:g},{actual_epsilon(mst_spec(scale), len(COLUMNS)):.2f},{result.nominal_epsilon:g},"
+        print(f"{scale:g},{actual_epsilon(mst_spec(scale)):.2f},{result.nominal_epsilon:g},"
               f"{result.n_runs},{result.threshold:g},{result.false_positives},{result.false_negatives},"
               f"{result.fpr_upper:.4f},{result.fnr_upper:.4f},{result.epsilon_lower:.3f},{result.flagged},"
               f"{result.mean_count_without:.1f},{result.mean_count_with:.1f},{seconds:.0f}", flush=True)
