@@ -217,3 +217,61 @@ def test_audit_flags_under_noised_mst_and_not_mst_as_configured():
     canary = worst_case_canary(data, schema, bins=16)
     first, again = (canary_statistics(mst_spec(CONTROL_SCALE), data, schema, canary, WITH, range(3)) for _ in "ab")
     assert (first == again).all()
+
+
+# -- the workflow stage -------------------------------------------------------------------------
+
+def _stage_settings(**block):
+    from synthrisk.privacy_audit import stage
+
+    generators = {"mst_eps1": {"backend": "mst", "params": {"epsilon": 1.0}}, "cart": {"backend": "cart"}}
+    return stage.settings_from_config(block, generators, {"simulation": {}})
+
+
+@pytest.mark.parametrize("block, message", [
+    ({"generators": ["nope"]}, "privacy_audit.generators: 'nope'"),
+    ({"dataset": "adult"}, "privacy_audit.dataset"),
+    ({"generators": ["dpgan"], "controls": {"dpgan": {"backend": "synthcity", "plugin": "dpgan"}}}, "own environment"),
+])
+def test_stage_config_errors_name_the_key(block, message):
+    with pytest.raises(ConfigError, match=message):
+        _stage_settings(**block)
+
+
+def test_stage_overrides_epsilon_and_splits_runs_into_blocks():
+    from synthrisk.privacy_audit import stage
+
+    settings = _stage_settings(generators=["mst_eps1"], runs=250, block=100)
+    assert stage.audited_spec(settings, "mst_eps1", 0.5)["params"]["epsilon"] == 0.5
+    assert settings["specs"]["mst_eps1"]["params"]["epsilon"] == 1.0  # the config entry is left alone
+    assert stage.n_blocks(settings) == 3
+    assert [list(stage.block_runs(settings, b))[::49] for b in range(3)] == [[0, 49, 98], [100, 149, 198], [200, 249]]
+
+
+@pytest.mark.slow
+def test_workflow_audit_stage_writes_the_table_and_figure(tmp_path):
+    import yaml
+    from helpers import ROOT, snakemake
+
+    config = {
+        "seeds": [0],
+        "datasets": {"simulation": {"schema": str(ROOT / "config/datasets/simulation.yaml"),
+                                    "n_train": 300, "n_holdout": 200}},
+        "generators": {"mst_eps1": {"backend": "mst", "params": {"epsilon": 1.0}}},
+        # every job pays ~12 s of Python, JAX and compilation: 4 jobs of 2 fits keep this test near a minute
+        "privacy_audit": {"generators": ["control"], "epsilons": [1.0], "runs": 4, "block": 2,
+                          "controls": {"control": {"backend": "mst",
+                                                   "params": {"epsilon": 1.0, "noise_multiplier_scale": 0.05}}}},
+    }
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    snakemake(tmp_path, path, "results/tables/privacy_audit.csv")
+    table = pd.read_csv(tmp_path / "results/tables/privacy_audit.csv")
+    assert list(table["generator"]) == ["control"]
+    assert (table["n_runs"] == 4).all() and (table["n_evaluation"] == 2).all()
+    assert table.set_index("generator").loc["control", "guarantee"].startswith(NOT_DP_NOISE)
+    assert set(table.columns) >= {"nominal_epsilon", "delta", "threshold", "fpr_upper", "fnr_upper", "confidence",
+                                  "epsilon_lower", "flagged"}
+    assert (tmp_path / "results/figures/privacy_audit.png").stat().st_size > 0
+    blocks = sorted((tmp_path / "results/privacy_audit").rglob("block*.csv"))
+    assert len(blocks) == 2 * 2  # worlds x blocks, gathered into one row

@@ -128,13 +128,13 @@ def plot(table: pd.DataFrame, path) -> None:
     ax.set_xlabel("nominal ε")
     ax.set_ylabel(f"ε_lower ({table['confidence'].iloc[0]:.0%} Clopper-Pearson)")
     ax.set_xlim(0, top)
-    ax.set_ylim(0, top)
+    ax.set_ylim(-0.03 * top, top)  # a little below 0: the many audits at epsilon_lower = 0 stay visible
     ax.legend(fontsize=7)
     save(fig, path)
 
 
 def write(table: pd.DataFrame, tables_dir, figure) -> None:
-    write_table_formats(table, f"{tables_dir}/{TABLE}")
+    write_table_formats(table, f"{tables_dir}/{TABLE}", floatfmt=".4g")  # delta is 1e-06, not 0.000
     plot(table, figure)
 
 
