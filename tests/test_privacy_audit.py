@@ -275,3 +275,13 @@ def test_workflow_audit_stage_writes_the_table_and_figure(tmp_path):
     assert (tmp_path / "results/figures/privacy_audit.png").stat().st_size > 0
     blocks = sorted((tmp_path / "results/privacy_audit").rglob("block*.csv"))
     assert len(blocks) == 2 * 2  # worlds x blocks, gathered into one row
+
+
+def test_report_shows_flagged_audits_in_red():
+    from synthrisk.report.html import _frame_html
+
+    table = pd.DataFrame({"generator": ["mst", "<control>"], "epsilon_lower": [0.0, 1.5953], "flagged": [False, True]})
+    page = _frame_html(table)
+    assert "color: #c00" in page and "row1" in page.split("color: #c00")[0]  # the flagged row, not the other
+    assert "&lt;control&gt;" in page and "1.6" in page                      # escaped, numbers as elsewhere
+    assert "color" not in _frame_html(table.assign(flagged=False))           # nothing flagged: the plain table

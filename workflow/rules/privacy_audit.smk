@@ -60,6 +60,8 @@ if PRIVACY_AUDIT:
         params:
             settings=PRIVACY_AUDIT,
             tables="results/tables",
+        # reads a few small tables and draws one figure: no cluster job
+        localrule: True
         log:
             "results/logs/privacy_audit/table.log",
         benchmark:
