@@ -8,7 +8,7 @@ CORES ?= 2
 # Working directory of a run: results/ and .snakemake/ go there (config/paper.yaml uses runs/paper).
 WORKDIR ?= .
 
-.PHONY: setup browser run run-locked test test-all lint clean-results
+.PHONY: setup browser run run-locked reproduce bundle verify test test-all lint clean-results
 
 $(STAMP): envs/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,28 @@ run-locked:
 		$(BIN)/snakemake $(RUN_ARGS) --unlock >/dev/null; \
 	fi
 	$(BIN)/snakemake $(TARGETS) $(RUN_ARGS)
+
+# The laptop-sized paper run, then REPRODUCE.md rendered from it (synthrisk findings: each published
+# finding of config/findings.yaml next to our number from this run; the same run renders to the
+# same bytes). Its own working directory, so that no table of an older run at another commit is taken
+# as up to date (Snakemake reruns a job when its rule changes, not when the synthrisk code it calls does).
+REPRODUCE_CONFIG := config/paper.yaml config/paper_laptop.yaml
+REPRODUCE_WORKDIR ?= runs/reproduce
+
+reproduce: setup
+	$(MAKE) --no-print-directory run CONFIG="$(REPRODUCE_CONFIG)" WORKDIR=$(REPRODUCE_WORKDIR)
+	$(BIN)/python -m synthrisk.cli findings $(REPRODUCE_WORKDIR) --out REPRODUCE.md
+
+# One archive of the finished run in WORKDIR (config as run, tables, figures, report, benchmark files,
+# manifest with the sha256 of every file, package versions, commit); `make verify` checks another
+# run's tables against it (timings excluded by name: synthrisk/bundle.py).
+BUNDLE ?= $(WORKDIR)/results/synthrisk-bundle.tar.gz
+
+bundle: setup
+	$(BIN)/python -m synthrisk.cli bundle $(WORKDIR) --out $(BUNDLE)
+
+verify: setup
+	$(BIN)/python -m synthrisk.cli verify $(BUNDLE) $(WORKDIR)
 
 test: setup browser
 	$(BIN)/python -m pytest -q

@@ -34,6 +34,8 @@ localrules:
     summary,
     report,
     generator_env,
+    provenance,
+    findings,
 
 
 include: "workflow/rules/common.smk"
@@ -55,3 +57,4 @@ rule all:
         expand("results/tables/dp_{experiment}.csv", experiment=DP_EXPERIMENTS),
         privacy_audit_targets(),
         "results/report/index.html",
+        "results/findings/REPRODUCE.md",

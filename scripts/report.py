@@ -6,4 +6,4 @@ with logged(snakemake):
     tables = {name: snakemake.input[name] for name in snakemake.params.tables}
     write_report(snakemake.output[0], snakemake.input.summary, tables, snakemake.input.figures,
                  snakemake.params.captions, dict(snakemake.config), snakemake.params.workflow_dir,
-                 snakemake.params.benchmarks)
+                 snakemake.params.benchmarks, snakemake.input.provenance)

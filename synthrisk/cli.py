@@ -86,10 +86,15 @@ def _run_resources(args) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+    from .artifact import add_artifact_commands
+
     parser = argparse.ArgumentParser(prog="synthrisk", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"synthrisk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_generate(sub)
     _add_resources(sub)
+    add_artifact_commands(sub)
     from .commands import add_method_commands
 
     add_method_commands(sub)
@@ -104,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             result = args.func(args)
     except SynthriskError as exc:
         print(f"synthrisk {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_code", 2)
     if isinstance(result, str):
         print(result, end="")
     elif getattr(args, "json", False):

@@ -41,7 +41,7 @@ class ReadOptions:
     skip_rows: int = 0
 
     @classmethod
-    def from_mapping(cls, options: dict | None, what: str = "options") -> "ReadOptions":
+    def from_mapping(cls, options: dict | None, what: str = "options") -> ReadOptions:
         """Check every option by name and type, with an error naming the bad key."""
         import codecs
 

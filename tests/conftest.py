@@ -60,17 +60,15 @@ def readme_measure() -> str:
     return re.search(r"```python\n(.*?)```", block, re.S).group(1)
 
 
-@pytest.fixture(scope="session")
-def tiny_run(tmp_path_factory):
-    """One real run of the tiny config, shared by the workflow tests: a generator that fails, and
-    the README's plug-in measure (one module on PYTHONPATH plus one config entry).
-    Returns (workdir, config path, environment of the run)."""
+def run_tiny(workdir: Path):
+    """A real run of the tiny config in `workdir`: a generator that fails, and the README's plug-in
+    measure (one module on PYTHONPATH plus one config entry). Returns (workdir, config path,
+    environment of the run)."""
     import os
 
     import yaml
     from helpers import snakemake, tiny_config
 
-    workdir = tmp_path_factory.mktemp("tiny")
     package = workdir / "my_measures"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -82,3 +80,10 @@ def tiny_run(tmp_path_factory):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(workdir), os.environ.get("PYTHONPATH")]))}
     snakemake(workdir, config, "--keep-going", env=env)
     return workdir, config, env
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory):
+    """One real run of the tiny config (`run_tiny`), shared by the workflow tests.
+    Returns (workdir, config path, environment of the run)."""
+    return run_tiny(tmp_path_factory.mktemp("tiny"))

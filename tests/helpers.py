@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -240,8 +240,10 @@ def test_control_size_correction_recovers_the_size_effect():
 
 def test_control_correction_same_with_listed_or_scanned_matches(sim, sim_schema, monkeypatch):
     members, control, releases = sim
-    run = lambda: singling_out(members, releases["cart"], control.iloc[:700], sim_schema, n_attacks=200,
-                               mode="multivariate")
+    def run():
+        return singling_out(members, releases["cart"], control.iloc[:700], sim_schema, n_attacks=200,
+                            mode="multivariate")
+
     listed = run()
     assert listed.control_correction is not None and listed.control_correction > 1.0  # smaller control
     assert listed.risk.control.n_success == pytest.approx(listed.control_success_raw * listed.control_correction)

@@ -18,7 +18,7 @@ import yaml
 from synthrisk.cli import build_parser, main
 from synthrisk.data import load_schema
 from synthrisk.data.schema import DatasetSchema
-from synthrisk.errors import ConfigError, SchemaError, SynthriskError
+from synthrisk.errors import ConfigError, SchemaError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -127,6 +127,11 @@ def cmd_dp(f, data="dp.csv", extra=()):
             "--clip", "3", "--bootstrap", "20", "--json", *extra]
 
 
+def cmd_audit(f, train="real.csv", synthetic="synthetic.csv", extra=("--schema", "schema.yaml")):
+    return ["audit", "--train", train, "--synthetic", synthetic, "--holdout", "holdout.csv", "--out", "out/audit",
+            "--json", *extra]
+
+
 CASES = {
     # 1. (timeouts) below, in their own tests. 2. infinite values, at every entry point
     "generate-inf-continuous": (lambda f: cmd_generate(f, variant(f, "g_inf", "real", set_value("income", "inf"))),
@@ -213,6 +218,26 @@ CASES = {
                                 ["encoding", "'klingon'"]),
     "schema-wrong-field-count": (lambda f: ["schema", "infer", "real.csv", "--names", "a", "b"],
                                  ["real.csv", "names lists 2 columns", "fields per line"]),
+    # the artifact commands name the run folder or archive that is not what they need
+    "findings-not-a-run": (lambda f: ["findings", "no/run"], ["no/run/results/provenance.json", "finished run"]),
+    "bundle-not-a-run": (lambda f: ["bundle", "no/run", "--out", "out/run.tar.gz"],
+                         ["no/run/results/config.yaml", "finished run"]),
+    "verify-not-a-bundle": (lambda f: ["verify", "real.csv", "."], ["real.csv", "not a synthrisk bundle"]),
+    # synthrisk audit: every file is checked before the first measure runs
+    "audit-synthetic-codes": (lambda f: cmd_audit(f, synthetic=variant(f, "a_codes", "synthetic", codes("region"))),
+                              ["a_codes.csv", "'region'", "shares no level"]),
+    "audit-duplicate-columns": (lambda f: cmd_audit(f, train=variant(f, "a_dup", "real", duplicate("age"))),
+                                ["a_dup.csv", "duplicate column name(s) ['age']"]),
+    "audit-inf": (lambda f: cmd_audit(f, train=variant(f, "a_inf", "real", set_value("income", "inf"))),
+                  ["a_inf.csv", "'income'", "infinite"]),
+    "audit-sensitive-unknown": (lambda f: cmd_audit(f, extra=["--sensitive", "salary"]),
+                                ["--sensitive", "['salary']", "real.csv"]),
+    "audit-sensitive-not-in-schema": (
+        lambda f: cmd_audit(f, extra=["--schema", "schema.yaml", "--sensitive", "salary"]),
+        ["--sensitive", "['salary']", "schema.yaml"]),
+    "audit-inferred-needs-sensitive": (lambda f: cmd_audit(f, extra=()), ["--sensitive", "no --schema"]),
+    "audit-out-is-a-file": (lambda f: [a if a != "out/audit" else "real.csv" for a in cmd_audit(f)],
+                            ["argument --out", "is a file"]),
 }
 
 

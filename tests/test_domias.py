@@ -87,7 +87,9 @@ def test_density_by_its_definition_with_missing_values(mixed, mixed_schema):
                 value *= (1 - lam) if q_cat[i, k] == cat[j, k] else lam / (c - 1)
             for k in range(num.shape[1]):
                 a, v, h, lam = q_num[i, k], num[j, k], b * sd[k], b / 2
-                normal = (lambda z, s: math.exp(-0.5 * (z / s) ** 2) / (s * math.sqrt(2 * math.pi)))
+                def normal(z, s):
+                    return math.exp(-0.5 * (z / s) ** 2) / (s * math.sqrt(2 * math.pi))
+
                 if np.isnan(a) and np.isnan(v):
                     value *= 1 - lam
                 elif np.isnan(a):

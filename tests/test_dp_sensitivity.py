@@ -23,8 +23,7 @@ from synthrisk.dp.families import Design, GaussianFamily, GLMFamily
 from synthrisk.dp.mechanism import clip_rows, gaussian_sigma, release_statistics
 from synthrisk.errors import DomainError
 from synthrisk.generators.base import make_generator
-from synthrisk.generators.mst import (NOT_DP, one_way_release, round_sensitivities, score_release,
-                                      tree_release)
+from synthrisk.generators.mst import NOT_DP, one_way_release, round_sensitivities, score_release, tree_release
 
 EPSILON, DELTA = 1.0, 1e-6
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from helpers import ROOT, tiny_config
 
 # The environment running these tests (on CI: the repository's .venv that `make test` built).

@@ -15,7 +15,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 

@@ -53,7 +53,9 @@ def test_missing_values_are_reproduced(name, mixed, mixed_schema):
 
 def test_identity_releases_the_members(adult_train, adult_schema):
     out = make_generator(FAST["identity"]).fit(adult_train, adult_schema).sample(len(adult_train), 0)
-    key = lambda f: f.astype(str).apply("|".join, axis=1).sort_values().tolist()
+    def key(f):
+        return f.astype(str).apply("|".join, axis=1).sort_values().tolist()
+
     assert key(out) == key(adult_train)
 
 
@@ -61,7 +63,9 @@ def test_cart_keeps_relationships_independent_breaks_them(sim_schema):
     from synthrisk.data import load_dataset
 
     real = load_dataset(sim_schema).iloc[:3000]
-    corr = lambda f: f["x1"].corr(f["y_cont"])
+    def corr(f):
+        return f["x1"].corr(f["y_cont"])
+
     cart = make_generator(FAST["cart"], seed=0).fit(real, sim_schema).sample(3000, 0)
     indep = make_generator(FAST["independent"], seed=0).fit(real, sim_schema).sample(3000, 0)
     assert abs(corr(cart) - corr(real)) < 0.1

@@ -7,7 +7,6 @@ import re
 import pandas as pd
 import pytest
 import yaml
-
 from helpers import ROOT, snakemake, tiny_config
 
 
@@ -118,7 +117,8 @@ def test_a_user_config_runs_exactly_what_it_names(tmp_path):
     dry = snakemake(tmp_path, config, "-n", "--quiet", "rules").stdout
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", dry, re.M))
     assert counts == {"load_dataset": "1", "split": "1", "generate": "2", "utility": "2", "utility_summary": "1",
-                      "summary": "1", "report": "1", "all": "1", "total": "10"}, dry
+                      "summary": "1", "provenance": "1", "report": "1", "findings": "1", "all": "1",
+                      "total": "12"}, dry
 
 
 @pytest.mark.parametrize("name, empty, reason", [

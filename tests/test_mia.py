@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthrisk.data.schema import DatasetSchema
 from synthrisk.data.simulate import simulate
 from synthrisk.errors import ConfigError, DataError, SchemaError
 from synthrisk.generators import make_generator
@@ -250,8 +249,7 @@ def test_without_aux_method1_has_no_label_free_tau(with_ids, sim_schema):
 
 def test_tables_name_every_tau_rule(tmp_path, with_ids, sim_schema):
     from synthrisk.io import write_json
-    from synthrisk.mia.summary import collect, summarise, write_summary
-    from synthrisk.mia.summary import best_f1
+    from synthrisk.mia.summary import best_f1, collect, summarise, write_summary
 
     paths = []
     for seed in (0, 1):

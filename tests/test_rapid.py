@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from synthrisk.data import load_dataset
-from synthrisk.data.schema import DatasetSchema
 from synthrisk.data.simulate import simulate
 from synthrisk.errors import ConfigError, DataError, SchemaError
 from synthrisk.generators import make_generator

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from helpers import ROOT, snakemake, tiny_config
 
 JOBCOMP = Path("/var/log/slurm/jobcomp.log")

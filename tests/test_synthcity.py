@@ -7,7 +7,6 @@ import re
 import pandas as pd
 import pytest
 import yaml
-
 from helpers import ROOT, snakemake, tiny_config
 
 SYNTHCITY = {"bn": {"backend": "synthcity", "plugin": "bayesian_network"},

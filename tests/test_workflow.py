@@ -1,14 +1,11 @@
 """Real Snakemake runs of a tiny config, as a user would start them."""
 
 import json
-import os
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-
 from helpers import chromium_driver, snakemake, tiny_config
 
 
@@ -116,7 +113,7 @@ def test_rerun_after_adding_a_generator_touches_only_its_branch(tiny_run):
     assert {rule for rule, _ in per_run} == {"generate", "rapid", "mia", "dcr", "domias", "utility", "exact_copies"}
     assert all("generator=independent_again" in wildcards for _, wildcards in per_run), per_run
     assert aggregations == {"rapid_summary", "mia_summary", "dcr_summary", "domias_summary", "utility_summary",
-                            "exact_copies_summary", "summary", "report", "all"}
+                            "exact_copies_summary", "summary", "provenance", "report", "findings", "all"}
 
     (tmp_path / "results/synthetic/adult/cart/seed0.parquet").unlink()
     dry = snakemake(tmp_path, config, "-n", "--quiet", "rules", env=env)

@@ -11,7 +11,6 @@ from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError, SchemaError
 
-
 # Attacks per evaluator unless a caller says otherwise (anonymeter uses 500; more attacks, narrower
 # intervals, and the evaluators stay seconds long at 30k records).
 DEFAULT_N_ATTACKS = 2000

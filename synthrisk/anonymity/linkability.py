@@ -58,7 +58,6 @@ from ._inputs import (
 from .risk import ControlRisk, control_risk
 
 
-
 def default_aux_cols(schema: DatasetSchema) -> tuple[list[str], list[str]]:
     """The schema's quasi-identifiers in their order, split into a first half (the larger one when
     their number is odd) and a second half."""

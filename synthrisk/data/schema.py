@@ -45,7 +45,7 @@ class DatasetSchema:
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, raw: dict, origin: str = "<dict>") -> "DatasetSchema":
+    def from_dict(cls, raw: dict, origin: str = "<dict>") -> DatasetSchema:
         """Validate a parsed schema (structure, then roles) and build it."""
         try:
             jsonschema.validate(raw, _json_schema())

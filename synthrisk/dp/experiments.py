@@ -26,12 +26,11 @@ from scipy.optimize import nnls
 
 from .families import Design, GaussianFamily, GLMFamily
 from .frames import family_data
-from .inference import bootstrap, calibrated_variance, naive, noise_aware, plugin, simulate_releases, wald
+from .inference import bootstrap_batch, calibrated_variance, naive, noise_aware_batch, plugin, simulate_releases, wald
 from .mechanism import clip_rows, gaussian_sigma
 
 EXPERIMENTS = ("variance", "coverage", "clipping", "scaling", "census")
 INTERVALS = ("nonprivate", "plugin_wald", "noise_aware_wald", "bootstrap", "naive")
-MONTE_CARLO_CHUNK = 4_000_000  # statistic entries per chunk of simulated records
 
 
 @dataclass
@@ -83,7 +82,7 @@ def variance_grid(settings: dict, seed: int) -> pd.DataFrame:
             for eps in settings["epsilons"]:
                 sigma = gaussian_sigma(eps, settings["delta"], 2 * setup.clip / n)
                 noisy, _ = simulate_releases(setup.family, setup.theta, n, setup.clip, sigma, rng,
-                                             settings["reps"], MONTE_CARLO_CHUNK)
+                                             settings["reps"])
                 theta, valid = plugin(setup.family, noisy)
                 estimate = theta[valid][:, setup.family.reported][:, setup.focal]
                 rows.append({
@@ -180,19 +179,28 @@ def interval_rows(results: dict, focal: int, truth: float, common: dict) -> list
     return rows
 
 
+def repetition_streams(rng: np.random.Generator, reps: int) -> list[np.random.Generator]:
+    """One generator per repetition, spawned from `rng`: everything random in repetition r (its
+    release, reference data, bootstrap and synthetic data, in that order) comes from stream r, so
+    a repetition's numbers do not depend on how the repetitions are batched or how many run."""
+    return rng.spawn(reps)
+
+
 def coverage_rows(setup: Setup, name: str, n: int, eps: float, clip: float, settings: dict,
                   rng: np.random.Generator, extra: dict | None = None, intervals=INTERVALS) -> list[dict]:
-    """Coverage, width and MSE of the requested intervals for one (family, n, epsilon, clip)."""
+    """Coverage, width and MSE of the requested intervals for one (family, n, epsilon, clip), every
+    repetition analysed at once (reference.coverage_rows_one_at_a_time gives the same rows)."""
     fam = setup.family
     reps = settings["reps"]
     sigma = gaussian_sigma(eps, settings["delta"], 2 * clip / n)
-    truth = setup.theta[fam.reported][setup.focal]
-    noisy, _ = simulate_releases(fam, setup.theta, n, clip, sigma, rng, reps, MONTE_CARLO_CHUNK)
+    streams = repetition_streams(rng, reps)
+    noisy = np.stack([simulate_releases(fam, setup.theta, n, clip, sigma, stream)[0] for stream in streams])
     theta, valid = plugin(fam, noisy)
     results = {}
     if "nonprivate" in intervals:
-        # Reference: the ordinary MLE on the real records (no clipping, no noise).
-        mle, solved = fam.solve(fam.statistic(fam.sample(setup.theta, n, rng, size=(reps,))).mean(axis=-2))
+        # Reference: the ordinary MLE on the real records (no clipping, no noise), drawn through
+        # the exact law of their mean statistic.
+        mle, solved = fam.solve(synthetic_means(fam, np.broadcast_to(setup.theta, theta.shape), n, streams))
         results["nonprivate"] = _invalid_to_nan(wald(fam, mle, n, 0.0)[:3], solved)
     if "plugin_wald" in intervals:
         # A release whose moment equation has no solution gives the analyst no plug-in estimate: no
@@ -200,25 +208,48 @@ def coverage_rows(setup: Setup, name: str, n: int, eps: float, clip: float, sett
         results["plugin_wald"] = _invalid_to_nan(wald(fam, theta, n, sigma)[:3], valid)
     aware_reps = min(reps, settings.get("noise_aware_reps", reps))
     if "noise_aware_wald" in intervals and aware_reps:
-        aware = np.array([noise_aware(fam, noisy[r], n, sigma, theta[r]) for r in range(aware_reps)])
+        aware = noise_aware_batch(fam, noisy[:aware_reps], n, sigma, theta[:aware_reps])
         results["noise_aware_wald"] = wald(fam, aware, n, sigma)[:3]
     boot_reps = min(reps, settings.get("bootstrap_reps", 50))
-    boot_counts = {}
+    boot = None
     if "bootstrap" in intervals and boot_reps:
+        boot = bootstrap_batch(fam, theta[:boot_reps], valid[:boot_reps], n, clip, sigma, streams[:boot_reps],
+                               settings.get("bootstrap_draws", 100))
+    if "naive" in intervals:
+        synthetic, _ = fam.solve(synthetic_means(fam, theta, n, streams))
+        naive_results = _invalid_to_nan(wald(fam, synthetic, n, 0.0)[:3], valid)
+    else:
+        naive_results = None
+    return summarise_coverage(setup, name, n, eps, clip, sigma, theta, valid, results, boot, naive_results,
+                              extra)
+
+
+def synthetic_means(family, theta: np.ndarray, n: int, streams: list) -> np.ndarray:
+    """The mean statistic of n records drawn from each row of `theta`, row r from streams[r]
+    (unclipped: the non-private reference's records, the naive analyst's synthetic data)."""
+    return np.stack([family.synthetic_mean_statistic(row, n, stream) for row, stream in zip(theta, streams)])
+
+
+def summarise_coverage(setup: Setup, name: str, n: int, eps: float, clip: float, sigma: float, theta, valid,
+                       results: dict, boot, naive_results, extra: dict | None) -> list[dict]:
+    """The rows of coverage_rows from the per-repetition results (shared with the reference)."""
+    fam = setup.family
+    truth = setup.theta[fam.reported][setup.focal]
+    boot_counts = {}
+    if boot is not None:
         # Releases without a solution are skipped (nothing to resample from: `bootstrap_skipped`);
         # those whose bootstrap releases mostly have no solution are flagged (`bootstrap_flagged`).
         # Both are invalid: never an interval from a diverged fit.
-        boot = [bootstrap(fam, theta[r], n, clip, sigma, rng, settings.get("bootstrap_draws", 100),
-                          valid=bool(valid[r]))
-                for r in range(boot_reps)]
+        boot_reps = len(boot)
         results["bootstrap"] = _invalid_to_nan(
             (theta[:boot_reps, fam.reported], np.array([b.low for b in boot]), np.array([b.high for b in boot])),
             np.array([b.valid for b in boot]))
         skipped = int((~valid[:boot_reps]).sum())
         boot_counts = {"bootstrap_skipped": skipped,
                        "bootstrap_flagged": int(sum(not b.valid for b in boot)) - skipped}
-    if "naive" in intervals:
-        results["naive"] = _invalid_to_nan(naive(fam, theta, n, rng)[:3], valid)
+    if naive_results is not None:
+        results["naive"] = naive_results
+    results = {interval: results[interval] for interval in INTERVALS if interval in results}
     common = {"family": name, "parameter": setup.label, "n": n, "epsilon": eps, "clip": clip, "sigma": sigma}
     rows = interval_rows(results, setup.focal, truth, common)
     for row in rows:
@@ -228,25 +259,29 @@ def coverage_rows(setup: Setup, name: str, n: int, eps: float, clip: float, sett
 
 
 @np.errstate(all="ignore")  # releases drowned in noise give diverged fits; they are flagged, not errors
-def coverage_study(settings: dict, seed: int) -> pd.DataFrame:
+def coverage_study(settings: dict, seed: int, cell_rows=None) -> pd.DataFrame:
+    """`cell_rows` computes one cell: coverage_rows (default) or the per-repetition reference."""
+    cell_rows = cell_rows or coverage_rows
     rng = np.random.default_rng(seed)
     rows = []
     for name in settings["families"]:
         setup = simulation_setups()[name]
         for eps in settings["epsilons"]:
-            rows += coverage_rows(setup, name, settings["n"], eps, setup.clip, settings, rng)
+            rows += cell_rows(setup, name, settings["n"], eps, setup.clip, settings, rng)
     return pd.DataFrame(rows)
 
 
 @np.errstate(all="ignore")
-def clipping_study(settings: dict, seed: int) -> pd.DataFrame:
-    """Plug-in Wald coverage and MSE as the clip bound moves around the family's safe bound."""
+def clipping_study(settings: dict, seed: int, cell_rows=None) -> pd.DataFrame:
+    """Plug-in Wald coverage and MSE as the clip bound moves around the family's safe bound
+    (`cell_rows` as in coverage_study)."""
+    cell_rows = cell_rows or coverage_rows
     rng = np.random.default_rng(seed)
     rows = []
     for name in settings["families"]:
         setup = simulation_setups()[name]
         for multiplier in settings["clip_multipliers"]:
-            rows += coverage_rows(setup, name, settings["n"], settings["clip_epsilon"], setup.clip * multiplier,
+            rows += cell_rows(setup, name, settings["n"], settings["clip_epsilon"], setup.clip * multiplier,
                                   settings, rng, {"clip_multiplier": multiplier}, intervals=("plugin_wald", "naive"))
     return pd.DataFrame(rows)
 

@@ -20,7 +20,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.stats import norm
 
-from .mechanism import Release, clip_rows
+from .lockstep import lbfgsb_lockstep
+from .mechanism import Release
 
 LEVEL = 0.95
 
@@ -65,37 +66,63 @@ def naive(family, theta: np.ndarray, n: int, rng: np.random.Generator, level: fl
     return wald(family, synthetic_theta, n, 0.0, level)
 
 
+def noise_aware_objective(family, free: np.ndarray, noisy_mean: np.ndarray, n: int, sigma: float) -> np.ndarray:
+    """Negative log-likelihood (up to a constant) of noisy mean statistics under the normal law
+    N(grad A(theta), Cov(s; theta)/n + sigma^2 I), theta = family.free_to_theta(free); one value per
+    row of `free` (rows, q) and `noisy_mean` (rows, d). +inf where the covariance is not positive
+    definite, NaN where it is not finite. Every operation is row by row, so a row's value does not
+    depend on the other rows (the batched and one-at-a-time optimisers see the same numbers)."""
+    theta = family.free_to_theta(free)
+    with np.errstate(over="ignore", invalid="ignore"):
+        cov = family.stat_cov(theta) / n + sigma ** 2 * np.eye(noisy_mean.shape[-1])
+        resid = noisy_mean - family.mean_map(theta)
+    finite = np.all(np.isfinite(cov), axis=(-2, -1)) & np.all(np.isfinite(resid), axis=-1)
+    cov = np.where(finite[:, None, None], cov, np.eye(cov.shape[-1]))
+    sign, logdet = np.linalg.slogdet(cov)
+    positive = sign > 0
+    cov = np.where(positive[:, None, None], cov, np.eye(cov.shape[-1]))
+    solved = np.linalg.solve(cov, resid[..., None])[..., 0]
+    value = 0.5 * (np.sum(resid * solved, axis=-1) + logdet)
+    return np.where(finite, np.where(positive, value, np.inf), np.nan)
+
+
 def noise_aware(family, noisy_mean: np.ndarray, n: int, sigma: float, start: np.ndarray) -> np.ndarray:
-    """Maximiser of the normal likelihood of the noisy statistic, started at `start` (full theta).
+    """Maximiser of the normal likelihood of the noisy statistic, started at `start` (full theta),
+    by scipy's L-BFGS-B with its default finite-difference gradient. One release at a time: the
+    reference that noise_aware_batch reproduces exactly.
 
     Written here because the likelihood is specific to this release; scipy does the optimisation.
     """
-    eye = np.eye(len(noisy_mean))
+    noisy = np.asarray(noisy_mean, dtype=float)[None, :]
 
     def objective(free):
-        theta = family.free_to_theta(free)
-        cov = family.stat_cov(theta) / n + sigma ** 2 * eye
-        resid = noisy_mean - family.mean_map(theta)
-        sign, logdet = np.linalg.slogdet(cov)
-        if sign <= 0:
-            return np.inf
-        return 0.5 * (resid @ np.linalg.solve(cov, resid) + logdet)
+        return float(noise_aware_objective(family, free[None, :], noisy, n, sigma)[0])
 
     result = minimize(objective, family.theta_to_free(start), method="L-BFGS-B")
     return family.free_to_theta(result.x)
 
 
+def noise_aware_batch(family, noisy_mean: np.ndarray, n: int, sigma: float, start: np.ndarray) -> np.ndarray:
+    """noise_aware for every row of `noisy_mean` (rows, d) and `start` (rows, dim) at once, with the
+    same numbers: one scipy L-BFGS-B state per release, stepped in lockstep, the objective and its
+    finite differences evaluated for all releases in one batched call (lbfgsb_lockstep)."""
+    noisy = np.asarray(noisy_mean, dtype=float)
+    start_free = np.stack([family.theta_to_free(row) for row in np.asarray(start, dtype=float)])
+
+    def objective(free, rows):
+        return noise_aware_objective(family, free, noisy[rows], n, sigma)
+
+    free = lbfgsb_lockstep(objective, start_free)
+    return np.stack([family.free_to_theta(row) for row in free])
+
+
 def simulate_releases(family, theta: np.ndarray, n: int, clip: float, sigma: float, rng: np.random.Generator,
-                      draws: int, chunk_values: int = 2_000_000) -> tuple[np.ndarray, np.ndarray]:
+                      draws: int | tuple = ()) -> tuple[np.ndarray, np.ndarray]:
     """`draws` independent releases of n fresh records from parameter `theta`: the noisy mean
-    statistics and their noise-free clipped means, each (draws, d). Records are drawn in chunks of
-    about `chunk_values` statistic entries to bound memory."""
-    clean = np.empty((draws, family.dim))
-    chunk = max(1, chunk_values // max(1, n * family.dim))
-    for start in range(0, draws, chunk):
-        size = min(chunk, draws - start)
-        data = family.sample(theta, n, rng, size=(size,))
-        clean[start:start + size] = clip_rows(family.statistic(data), clip).mean(axis=-2)
+    statistics and their noise-free clipped means, each draws + (d,) (draws may be an int, a shape,
+    or () for one release). The clipped means are drawn first, then the noise."""
+    size = (int(draws),) if np.ndim(draws) == 0 else tuple(draws)
+    clean = family.clipped_mean_statistic(np.asarray(theta, dtype=float), n, clip, rng, size)
     return clean + rng.normal(0.0, sigma, size=clean.shape), clean
 
 
@@ -128,13 +155,48 @@ def bootstrap(family, theta: np.ndarray, n: int, clip: float, sigma: float, rng:
     without a solution, or with a non-finite estimate, is skipped and flagged, never resampled from
     its diverged iterate."""
     theta = np.asarray(theta, dtype=float)
-    center = theta[family.reported]
-    nan = np.full(center.shape, np.nan)
-    if not (bool(valid) and np.all(np.isfinite(theta))):
-        return BootstrapInterval(nan, nan.copy(), False, 0, int(draws))
+    if not _resamplable(theta, valid):
+        return _skipped(family, theta, draws)
     noisy, _ = simulate_releases(family, theta, n, clip, sigma, rng, draws)
     estimates, solved = family.solve(noisy)
-    solved &= np.all(np.isfinite(estimates), axis=-1)
+    return _basic_interval(family, theta, estimates, solved, draws, level)
+
+
+def bootstrap_batch(family, theta: np.ndarray, valid: np.ndarray, n: int, clip: float, sigma: float,
+                    streams: list, draws: int = 200, level: float = LEVEL) -> list[BootstrapInterval]:
+    """bootstrap for every row of `theta` (rows, dim), release r resampled with its own generator
+    streams[r], with the same numbers as calling bootstrap row by row: each release's bootstrap
+    records are drawn from its stream as bootstrap would, then all rows x draws bootstrap releases
+    are solved in one batched Newton solve (whose rows do not interact, see GLMFamily.solve)."""
+    theta = np.asarray(theta, dtype=float)
+    resampled = [r for r in range(len(theta)) if _resamplable(theta[r], valid[r])]
+    out = [_skipped(family, row, draws) for row in theta]
+    if not resampled:
+        return out
+    noisy = [simulate_releases(family, theta[r], n, clip, sigma, streams[r], draws)[0] for r in resampled]
+    estimates, solved = family.solve(np.concatenate(noisy))
+    estimates = estimates.reshape(len(resampled), draws, -1)
+    solved = solved.reshape(len(resampled), draws)
+    for k, r in enumerate(resampled):
+        out[r] = _basic_interval(family, theta[r], estimates[k], solved[k], draws, level)
+    return out
+
+
+def _resamplable(theta: np.ndarray, valid) -> bool:
+    return bool(valid) and bool(np.all(np.isfinite(theta)))
+
+
+def _skipped(family, theta: np.ndarray, draws: int) -> BootstrapInterval:
+    nan = np.full(theta[family.reported].shape, np.nan)
+    return BootstrapInterval(nan, nan.copy(), False, 0, int(draws))
+
+
+def _basic_interval(family, theta, estimates, solved, draws: int, level: float) -> BootstrapInterval:
+    """The basic interval from the bootstrap estimates of one release; flagged when fewer than
+    BOOTSTRAP_MIN_SOLVED of them solved or a bound is not finite."""
+    center = theta[family.reported]
+    nan = np.full(center.shape, np.nan)
+    solved = solved & np.all(np.isfinite(estimates), axis=-1)
     count = int(solved.sum())
     if count < max(2, BOOTSTRAP_MIN_SOLVED * draws):
         return BootstrapInterval(nan, nan.copy(), False, count, int(draws))

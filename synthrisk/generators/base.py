@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from typing import Callable
+from collections.abc import Callable
 
 import pandas as pd
 
 from ..data.schema import DatasetSchema
 from ..errors import ConfigError
 
-_REGISTRY: dict[str, type["Generator"]] = {}
+_REGISTRY: dict[str, type[Generator]] = {}
 
 
 class Generator(ABC):
@@ -34,7 +34,7 @@ class Generator(ABC):
         self.params = params
 
     @abstractmethod
-    def fit(self, train: pd.DataFrame, schema: DatasetSchema) -> "Generator": ...
+    def fit(self, train: pd.DataFrame, schema: DatasetSchema) -> Generator: ...
 
     @abstractmethod
     def sample(self, n: int, seed: int) -> pd.DataFrame: ...

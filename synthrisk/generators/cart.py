@@ -26,6 +26,7 @@ from ..data.schema import DatasetSchema
 from ..errors import ConfigError
 from .base import Generator, register
 
+
 class _PredictorEncoder:
     """Numeric predictors as floats (NaN left for the tree's native missing-value handling),
     categorical ones one-hot encoded with missing as a level of its own."""
@@ -68,7 +69,7 @@ class CartGenerator(Generator):
         self.visit_sequence = visit_sequence
         self.min_leaf = int(min_leaf)
 
-    def fit(self, train: pd.DataFrame, schema: DatasetSchema) -> "CartGenerator":
+    def fit(self, train: pd.DataFrame, schema: DatasetSchema) -> CartGenerator:
         order = list(self.visit_sequence or schema.columns)
         if sorted(order) != sorted(schema.columns):
             raise ConfigError(

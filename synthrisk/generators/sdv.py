@@ -51,7 +51,7 @@ class SDVGenerator(Generator):
         super().__init__(seed=seed, **params)
         self.model = model
 
-    def fit(self, train: pd.DataFrame, schema: DatasetSchema) -> "SDVGenerator":
+    def fit(self, train: pd.DataFrame, schema: DatasetSchema) -> SDVGenerator:
         import sdv.single_table
         import torch
 

@@ -67,7 +67,7 @@ class SynthcityGenerator(Generator):
                 decoded[column] = np.rint(values) if kind == INTEGER else values
         return pd.DataFrame(decoded)
 
-    def fit(self, train: pd.DataFrame, schema: DatasetSchema) -> "SynthcityGenerator":
+    def fit(self, train: pd.DataFrame, schema: DatasetSchema) -> SynthcityGenerator:
         from synthcity.plugins import Plugins
         from synthcity.utils.reproducibility import enable_reproducible_results
 

@@ -64,7 +64,7 @@ def summarise(paths, tables_dir, name: str, by_attack: str, rows) -> None:
 
 def evidence(tables_dir, name: str, risk: str, by_attack: str) -> pd.DataFrame | None:
     table = pd.read_csv(Path(tables_dir) / f"{name}.csv")
-    if "risk_mean" not in table:
+    if "risk_mean" not in table or by_attack not in table:  # no run succeeded: no attack to read
         return None
     return tabulate.evidence_rows(table, risk, name, lambda t: t[by_attack], "risk vs control", "risk_mean", 0.0,
                                   CONTROL_NOTE)

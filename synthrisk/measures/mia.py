@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..mia.settings import MiaSettings
-from .base import Figure, Measure, MeasureResult
+from .base import Figure, Measure, MeasureResult, NotApplicable
 from .registry import register_measure
 
 # The AUC attacks of mia.csv and what the verdict calls them.
@@ -41,6 +41,8 @@ class Mia(Measure):
     def run(self, data, settings: MiaSettings, unit):
         from ..mia import membership_attack
 
+        if data.non_members.empty:
+            raise NotApplicable("membership inference needs holdout records (non-members) to tell members from")
         aux = data.aux if len(data.aux) else None
         result = membership_attack(
             data.members, data.non_members, data.synthetic, data.schema, aux=aux, realistic=aux is not None,

@@ -6,6 +6,7 @@ written and the workflow goes on."""
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -49,8 +50,17 @@ def run_measure(measure: Measure, settings, paths: dict, key: dict, unit: str | 
     if failure:
         write_empty_run(key, "failed", failure, records_path, summary_path, measure.record_columns)
         return "failed"
+    return run_on_input(measure, settings, lambda: load_input(paths, key["seed"]), key, unit, records_path,
+                        summary_path)
+
+
+def run_on_input(measure: Measure, settings, load: Callable[[], MeasureInput], key: dict, unit: str | None,
+                 records_path, summary_path) -> str:
+    """Run `measure` on the input `load()` gives (read inside the failure path, so unreadable
+    input fails this run only) and write its records and summary; returns the status. The
+    workflow loads the split files; `synthrisk audit` passes the frames it already holds."""
     try:
-        result = measure.run(load_input(paths, key["seed"]), settings, unit)
+        result = measure.run(load(), settings, unit)
     except NotApplicable as exc:
         write_empty_run(key, "skipped", str(exc), records_path, summary_path, measure.record_columns)
         return "skipped"

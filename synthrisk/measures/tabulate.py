@@ -4,8 +4,8 @@ beat the reference, and a status that keeps failed and skipped runs visible."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd

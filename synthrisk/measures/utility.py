@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .base import Measure, MeasureResult
+from .base import Measure, MeasureResult, NotApplicable
 from .registry import register_measure
 
 PAIR = ["dataset", "generator"]
@@ -32,6 +32,8 @@ class Utility(Measure):
     def run(self, data, settings, unit):
         from ..utility import utility
 
+        if data.non_members.empty:
+            raise NotApplicable("ML efficacy is tested on holdout records (non-members); none were given")
         result = utility(data.members, data.synthetic, data.non_members, data.schema, seed=data.seed)
         print(result.efficacy.to_string(index=False))
         print(result.fidelity)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from ..arguments import SEED, integer, number, number_list, number_or_choice, table_path
 from .attacks import MEMBER_SHARE_RULES
 from .settings import MiaSettings
@@ -19,7 +18,8 @@ def add_command(sub) -> None:
     p.add_argument("--aux-member-fraction", type=number(0, 1), default=MiaSettings.aux_member_fraction,
                    help="share of the realistic attack's aux set made of members not scored "
                         f"(default {MiaSettings.aux_member_fraction})")
-    p.add_argument("--member-share", type=number_or_choice(MEMBER_SHARE_RULES, 0, 1), help="attack set's member share: a number in (0, 1), 'sampling_fraction' "
+    p.add_argument("--member-share", type=number_or_choice(MEMBER_SHARE_RULES, 0, 1),
+                   help="attack set's member share: a number in (0, 1), 'sampling_fraction' "
                    "(El Emam et al.: members / --population-size) or 'all' (no subsampling; the default "
                    "without --population-size)")
     p.add_argument("--population-size", type=integer(2),

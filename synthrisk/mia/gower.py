@@ -49,7 +49,7 @@ class GowerSpace:
     levels: tuple[dict, ...]
 
     @classmethod
-    def fit(cls, real: pd.DataFrame, schema: DatasetSchema) -> "GowerSpace":
+    def fit(cls, real: pd.DataFrame, schema: DatasetSchema) -> GowerSpace:
         numeric = tuple(schema.numeric)
         categorical = tuple(schema.categorical)
         values = numeric_values(real[list(numeric)]) if numeric else np.zeros((len(real), 0))

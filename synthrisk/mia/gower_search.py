@@ -47,7 +47,7 @@ class SignatureTrie:
     sorted_index: np.ndarray  # synthetic index of each sorted position
 
     @classmethod
-    def build(cls, s_num: np.ndarray, s_cat: np.ndarray) -> "SignatureTrie":
+    def build(cls, s_num: np.ndarray, s_cat: np.ndarray) -> SignatureTrie:
         n, n_cat = s_cat.shape
         if n_cat == 0:  # one constant column: every record in one leaf, mismatch count 0
             s_cat = np.zeros((n, 1), dtype=np.int32)

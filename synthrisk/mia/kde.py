@@ -22,7 +22,7 @@ LOG_FLOOR = -740.0
 
 
 class DistanceDensity:
-    def fit(self, distances: np.ndarray) -> "DistanceDensity":
+    def fit(self, distances: np.ndarray) -> DistanceDensity:
         d = np.asarray(distances, dtype=float)
         if len(d) == 0:
             raise ValueError("DistanceDensity needs at least one distance")

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import read_json
 from ..figures import save, subplots
+from ..io import read_json
 from ..tables import write_table_formats
 from .metrics import auc_against_chance, naive_f1, relative_f1, tpr_against_chance
 
@@ -157,7 +157,8 @@ def plot_f1_grid(grid: pd.DataFrame, dataset: str, path, runs: pd.DataFrame | No
     fig, axes = subplots(len(generators), width=3.6, height=3.0)
     for ax, generator in zip(axes, generators):
         part = data[data["generator"] == generator] if len(data) else data
-        for index, (attack, line) in enumerate(part.groupby("attack")):
+        # no grid at all when every run of the dataset failed or was skipped: an empty panel
+        for index, (attack, line) in enumerate(part.groupby("attack") if len(part) else []):
             mean = line.groupby("tau")["f1"].mean()
             colour = f"C{index}"
             ax.plot(mean.index, mean.to_numpy(), marker=".", color=colour, label=f"{GRID_ATTACKS[attack]} (max: oracle τ)")

@@ -52,8 +52,12 @@ def applicable(attacker: str, categorical_target: bool) -> bool:
 
 
 def _model(attacker: str, categorical_target: bool, seed: int, n_trees: int, n_jobs: int):
-    from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoostingRegressor,
-                                  RandomForestClassifier, RandomForestRegressor)
+    from sklearn.ensemble import (
+        HistGradientBoostingClassifier,
+        HistGradientBoostingRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
     from sklearn.linear_model import LinearRegression, LogisticRegression
 
     from .rpart import RpartClassifier, RpartRegressor

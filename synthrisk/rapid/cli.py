@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..arguments import SEED, integer, number, table_path
 from .attackers import ATTACKERS
-from .settings import RapidSettings
 from .scores import CATEGORICAL_METHODS, CONTINUOUS_ERRORS
+from .settings import RapidSettings
 
 
 def add_command(sub) -> None:

@@ -14,12 +14,10 @@ from ..data.encoding import numeric_values
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
-from .attackers import (CALIBRATED, CALIBRATION_FOLDS, base_attacker, informative_features, make_attacker,
-                        model_frame)
+from .attackers import CALIBRATED, CALIBRATION_FOLDS, base_attacker, informative_features, make_attacker, model_frame
 from .attribution import attribute_risk
+from .scores import CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores, class_shares, continuous_errors
 from .settings import DEFAULT_NULL_REFITS, RapidSettings
-from .scores import (CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores,
-                     class_shares, continuous_errors)
 
 THRESHOLD_GRID = np.round(np.arange(0.0, 1.0001, 0.05), 2)
 ALPHA = 0.05  # level of the permutation test that says whether an attacker beats chance

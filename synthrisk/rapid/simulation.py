@@ -12,7 +12,6 @@ from .attackers import applicable
 from .core import rapid
 from .settings import RapidSettings
 
-
 SIMULATION_DEFAULTS = {"strengths": [0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 1.0], "n": 2000, "generator": "cart",
                        "seeds": [0]}
 
@@ -24,12 +23,13 @@ def simulation_settings(settings: RapidSettings) -> dict:
 
 
 def dependence_study(schema: DatasetSchema, strengths, attackers, generator_spec: dict,
-                     n: int = 2000, seeds=(0,), settings: RapidSettings = RapidSettings()) -> pd.DataFrame:
+                     n: int = 2000, seeds=(0,), settings: RapidSettings | None = None) -> pd.DataFrame:
     """One row per strength x seed x attacker x sensitive x threshold of the curve.
 
     For each strength, a population of `n` members is simulated, `generator_spec` synthesises
     `n` records from it, and every applicable attacker attacks the members.
     """
+    settings = settings or RapidSettings()
     rows = []
     for strength in strengths:
         for seed in seeds:

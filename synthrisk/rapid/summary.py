@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from ..io import read_json
 from ..figures import save, subplots
+from ..io import read_json
 from ..tables import mean_spread, write_table_formats
 from .attackers import CALIBRATED, base_attacker
 from .core import ALPHA

@@ -123,10 +123,24 @@ def failures(summary: pd.DataFrame) -> pd.DataFrame:
     return failed[["dataset", "generator", "status"]]
 
 
+def _recorded_provenance(provenance_json, workflow_dir, version: str) -> dict:
+    if provenance_json is None:
+        return {"revision": git_revision(workflow_dir), "versions": library_versions(PACKAGES), "version": version,
+                "config_sha256": None}
+    import json
+
+    recorded = json.loads(Path(provenance_json).read_text())
+    return {"revision": {"commit": recorded["commit"], "dirty": recorded["dirty"]}, "versions": recorded["versions"],
+            "version": recorded["synthrisk_version"], "config_sha256": recorded["config_sha256"]}
+
+
 def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: dict, workflow_dir,
-                 benchmarks_dir) -> Path:
+                 benchmarks_dir, provenance_json=None) -> Path:
+    """`provenance_json` (the run's results/provenance.json) gives the commit, synthrisk version and
+    package versions as the run recorded them; without it they are read now."""
     import jinja2
 
+    from .. import __version__
     from ..measures import configured_measures
 
     measures = configured_measures(config)
@@ -142,8 +156,7 @@ def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: 
         tables=[{"name": name, "html": _frame_html(pd.read_csv(path))} for name, path in tables.items()],
         config=yaml.safe_dump(config, sort_keys=False),
         seeds=config.get("seeds"),
-        revision=git_revision(workflow_dir),
-        versions=library_versions(PACKAGES),
+        **_recorded_provenance(provenance_json, workflow_dir, __version__),
         stages=_frame_html(stage_times(benchmark_records(benchmarks_dir))),
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )

@@ -41,3 +41,26 @@ def stage_times(records: pd.DataFrame) -> pd.DataFrame:
     return (records.groupby("rule").agg(jobs=("seconds", "size"), total_seconds=("seconds", "sum"),
                                         longest_seconds=("seconds", "max"), peak_rss_mb=("max_rss_mb", "max"))
             .reset_index())
+
+
+def config_sha256(config: dict) -> str:
+    """Hash of the configuration as run (after schema defaults): canonical JSON, sorted keys, so the
+    same settings give the same hash whatever the YAML's layout or the order of layered files."""
+    import hashlib
+    import json
+
+    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def run_provenance(config: dict, configfiles, revision: dict, completed: str, run_directory: str) -> dict:
+    """What results/provenance.json records about a run: written once by the workflow when its
+    tables are complete, and read (never recomputed) by the report, `synthrisk findings` and the
+    bundle, so that rendering a run twice gives the same bytes."""
+    from .. import __version__
+    from ..versions import library_versions
+
+    return {"synthrisk_version": __version__, "commit": revision.get("commit"), "dirty": revision.get("dirty"),
+            "run_directory": run_directory,
+            "configfiles": [str(path) for path in configfiles], "config_sha256": config_sha256(config),
+            "completed": completed, "seeds": config.get("seeds"), "versions": library_versions(PACKAGES)}

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..figures import save, subplots
 from ..io import read_json
 from ..measures.verdict import collect_evidence, risk_table, verdict_columns
-from ..figures import save, subplots
 from ..tables import write_table_formats
 
 PAIR = ["dataset", "generator"]
@@ -98,7 +98,7 @@ def plot_risk_utility(summary: pd.DataFrame, specs: dict, dataset: str, path) ->
             ax.errorbar(row[x], row[y], xerr=np.nan_to_num(row.get(x_sd, 0)), yerr=np.nan_to_num(row.get(y_sd, 0)),
                         fmt="o", color=colours[row["generator"]], capsize=2, label=row["generator"])
         private = data.assign(family=data["generator"].map(lambda g: dp_family(specs[g])))
-        for family, line in private[private["epsilon"].notna()].groupby("family"):
+        for _family, line in private[private["epsilon"].notna()].groupby("family"):
             line = line.dropna(subset=[x, y]).sort_values("epsilon")
             ax.plot(line[x], line[y], "-", color="0.4", lw=1, zorder=0)
             for _, point in line.iterrows():
@@ -126,7 +126,7 @@ def plot_evidence(evidence: pd.DataFrame, specs: dict, dataset: str, path) -> Pa
     generators = [g for g in specs if g in set(data["generator"])]
     for ax, risk in zip(axes, risks):
         part = data[data["risk"] == risk].assign(beats=lambda d: beats(d))
-        for k, ((measure, attack), rows) in enumerate(part.groupby(["measure", "attack"], sort=True)):
+        for k, ((_measure, attack), rows) in enumerate(part.groupby(["measure", "attack"], sort=True)):
             y = rows["generator"].map({g: i for i, g in enumerate(generators)}).to_numpy(float) + (k % 5 - 2) * 0.08
             excess = rows["value"].astype(float) - rows["reference"].astype(float)
             colour = f"C{k % 10}"

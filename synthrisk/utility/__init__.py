@@ -4,8 +4,8 @@
 trained on and the real holdout it never saw.
 """
 
+from .core import UtilityResult, utility
 from .efficacy import efficacy
 from .fidelity import fidelity
-from .core import UtilityResult, utility
 
 __all__ = ["UtilityResult", "efficacy", "fidelity", "utility"]

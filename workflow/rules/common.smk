@@ -3,6 +3,14 @@ import os
 
 # Helpers shared by the rules: target lists derived from the validated config.
 
+# Every rule's software: the main environment (envs/requirements.txt, which `make` installs into .venv),
+# described for conda users in envs/main.yaml (used with --software-deployment-method conda).
+MAIN_CONDA_ENV = os.path.join(workflow.basedir, "envs/main.yaml")
+# Where tables and figures go. Summary scripts get the folder and write there exactly the files
+# their rule declares as outputs.
+TABLES_DIR = "results/tables"
+FIGURES_DIR = "results/figures"
+
 DATASETS = list(config["datasets"])
 # `enabled: false` keeps a generator in a config without running it (an overlay config such as
 # config/paper_laptop.yaml switches off what a laptop cannot afford); jobs never see the flag.
@@ -82,11 +90,11 @@ def measure_runs(name):
 
 
 def measure_tables(name):
-    return [f"results/tables/{table}.csv" for table in MEASURES[name].tables()]
+    return [f"{TABLES_DIR}/{table}.csv" for table in MEASURES[name].tables()]
 
 
 def measure_figures(name):
-    return [f"results/figures/{figure.stem}.png" for figure in MEASURES[name].figures(DATASETS)]
+    return [f"{FIGURES_DIR}/{figure.stem}.png" for figure in MEASURES[name].figures(DATASETS)]
 
 
 def all_measure_tables():
@@ -105,3 +113,55 @@ def rapid_simulation_target():
     if RAPID_SIMULATION and "simulation" in config["datasets"] and RAPID_SIMULATION["generator"] in GENERATORS:
         return ["results/tables/rapid_simulation.csv"]
     return []
+
+
+# Functions of the rules in generate.smk, report.smk and dp.smk (Snakemake's linter asks that
+# rule files hold rules only).
+
+
+def environment_python(env):
+    return str(environment_dir(Path(ENVIRONMENTS[env]), workflow.basedir) / "bin/python")
+
+
+def environment_stamp(env):
+    return str(environment_dir(Path(ENVIRONMENTS[env]), workflow.basedir) / ".installed")
+
+
+def generator_runtime(wildcards, attempt):
+    """Cluster run time (minutes) of a generate job: its generator's `timeout` with 20% margin for
+    loading and writing, or one hour without a timeout; doubled on a retry."""
+    import math
+
+    timeout = GENERATOR_SPECS[wildcards.generator].get("timeout")
+    minutes = math.ceil(timeout * 1.2 / 60) + 5 if timeout else 60
+    return minutes * attempt
+
+
+def names_pattern(names):
+    return "|".join(re.escape(name) for name in names) if names else "(?!)"  # (?!) matches nothing
+
+
+def report_figures():
+    figures = list(rules.summary.output.figures)
+    figures += [path for name in MEASURES for path in measure_figures(name)]
+    if rapid_simulation_target():
+        figures += [rules.rapid_simulation.output.by_strength, rules.rapid_simulation.output.curves]
+    figures += expand("results/figures/dp_{experiment}.png", experiment=DP_EXPERIMENTS)
+    figures += [path for path in privacy_audit_targets() if path.endswith(".png")]  # workflow/rules/privacy_audit.smk
+    return figures
+
+
+def report_tables():
+    names = ["summary", "risk"] + [table for measure in MEASURES.values() for table in measure.tables()]
+    names += ["rapid_simulation"] if rapid_simulation_target() else []
+    names += [f"dp_{experiment}" for experiment in DP_EXPERIMENTS]
+    names += ["privacy_audit"] if privacy_audit_targets() else []
+    return {name: f"results/tables/{name}.csv" for name in names}
+
+
+def dp_inputs(wildcards):
+    if wildcards.experiment == "census":
+        return {"adult_schema": os.path.join(workflow.basedir, "config/datasets/adult.yaml")}
+    if wildcards.experiment in DP_GRID_EXPERIMENTS:
+        return {"grid": "results/dp/grid.parquet"}
+    return {}

@@ -7,6 +7,8 @@ rule load_dataset:
         "results/logs/data/{dataset}.log",
     benchmark:
         "results/benchmarks/load_dataset/{dataset}.tsv"
+    conda:
+        MAIN_CONDA_ENV
     script:
         "../../scripts/load_dataset.py"
 
@@ -24,5 +26,7 @@ rule split:
         "results/logs/split/{dataset}/seed{seed}.log",
     benchmark:
         "results/benchmarks/split/{dataset}/seed{seed}.tsv"
+    conda:
+        MAIN_CONDA_ENV
     script:
         "../../scripts/split.py"

@@ -8,14 +8,6 @@ DP_EXPERIMENTS = list(EXPERIMENTS) if "dp" in config else []
 DP_GRID_EXPERIMENTS = ["variance", "scaling"]  # two readings of one Monte Carlo grid
 
 
-def dp_inputs(wildcards):
-    if wildcards.experiment == "census":
-        return {"adult_schema": os.path.join(workflow.basedir, "config/datasets/adult.yaml")}
-    if wildcards.experiment in DP_GRID_EXPERIMENTS:
-        return {"grid": "results/dp/grid.parquet"}
-    return {}
-
-
 rule dp_grid:
     output:
         "results/dp/grid.parquet",
@@ -26,6 +18,8 @@ rule dp_grid:
         "results/logs/dp/grid.log",
     benchmark:
         "results/benchmarks/dp_grid.tsv"
+    conda:
+        MAIN_CONDA_ENV
     script:
         "../../scripts/dp_grid.py"
 
@@ -43,7 +37,7 @@ rule dp_experiment:
         ),
     params:
         settings=config.get("dp", {}),
-        tables="results/tables",
+        tables=lambda wildcards: TABLES_DIR,
         seed=SEEDS[0],
     wildcard_constraints:
         experiment="|".join(EXPERIMENTS),
@@ -51,5 +45,7 @@ rule dp_experiment:
         "results/logs/dp/{experiment}.log",
     benchmark:
         "results/benchmarks/dp_experiment/{experiment}.tsv"
+    conda:
+        MAIN_CONDA_ENV
     script:
         "../../scripts/dp_experiment.py"

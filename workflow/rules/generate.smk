@@ -16,28 +16,6 @@ ISOLATED_GENERATORS = [g for g, env in GENERATOR_ENVIRONMENT.items() if env is n
 MAIN_GENERATORS = [g for g in GENERATOR_SPECS if g not in ISOLATED_GENERATORS]
 
 
-def environment_python(env):
-    return str(environment_dir(Path(ENVIRONMENTS[env]), workflow.basedir) / "bin/python")
-
-
-def environment_stamp(env):
-    return str(environment_dir(Path(ENVIRONMENTS[env]), workflow.basedir) / ".installed")
-
-
-def generator_runtime(wildcards, attempt):
-    """Cluster run time (minutes) of a generate job: its generator's `timeout` with 20% margin for
-    loading and writing, or one hour without a timeout; doubled on a retry."""
-    import math
-
-    timeout = GENERATOR_SPECS[wildcards.generator].get("timeout")
-    minutes = math.ceil(timeout * 1.2 / 60) + 5 if timeout else 60
-    return minutes * attempt
-
-
-def names_pattern(names):
-    return "|".join(re.escape(name) for name in names) if names else "(?!)"  # (?!) matches nothing
-
-
 rule generate:
     input:
         train="results/data/{dataset}/seed{seed}/train.parquet",
@@ -59,6 +37,8 @@ rule generate:
         runtime=generator_runtime,
     group:
         "synthetic_run"
+    conda:
+        MAIN_CONDA_ENV
     script:
         "../../scripts/generate.py"
 
@@ -75,13 +55,15 @@ rule generator_env:
     params:
         venv="{home}/.venv-{env}",
         python=sys.executable,
-        repo=workflow.basedir,
+        repo=lambda wildcards: workflow.basedir,
     wildcard_constraints:
-        home="/.*",
+        home=".+",
         env="[^/]+",
     log:
         # beside the environment, which is shared by runs in other working directories
         "{home}/.venv-{env}.log",
+    conda:
+        MAIN_CONDA_ENV
     shell:
         "(cd $(dirname {input.requirements:q}) && {params.python} -m venv --clear {params.venv:q}"
         " && {params.venv:q}/bin/pip install --disable-pip-version-check -r {input.requirements:q} -r {input.job:q}"
@@ -115,6 +97,8 @@ rule generate_isolated:
         runtime=generator_runtime,
     group:
         "synthetic_run"
+    conda:
+        MAIN_CONDA_ENV
     shell:
         "{params.python} {params.script} --name {wildcards.generator} --spec {params.spec:q}"
         " --train {input.train} --schema {input.schema} --n {params.n} --seed {wildcards.seed}"

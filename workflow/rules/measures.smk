@@ -36,6 +36,8 @@ for _measure in MEASURES.values():
         threads: _measure.threads
         group:
             "synthetic_run"
+        conda:
+            MAIN_CONDA_ENV
         script:
             "../../scripts/measure.py"
 
@@ -53,12 +55,14 @@ for _measure in MEASURES.values():
             ],
         params:
             measure=_measure.name,
-            tables="results/tables",
-            figures="results/figures",
+            tables=lambda wildcards: TABLES_DIR,
+            figures=lambda wildcards: FIGURES_DIR,
         localrule: True
         log:
             f"results/logs/{_measure.name}/summary.log",
         benchmark:
             f"results/benchmarks/{_measure.name}_summary.tsv"
+        conda:
+            MAIN_CONDA_ENV
         script:
             "../../scripts/measure_summary.py"

@@ -44,6 +44,8 @@ if PRIVACY_AUDIT:
             "results/logs/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.log",
         benchmark:
             "results/benchmarks/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.tsv"
+        conda:
+            MAIN_CONDA_ENV
         script:
             "../../scripts/privacy_audit_fits.py"
 
@@ -59,12 +61,14 @@ if PRIVACY_AUDIT:
             ),
         params:
             settings=PRIVACY_AUDIT,
-            tables="results/tables",
+            tables=lambda wildcards: TABLES_DIR,
         # reads a few small tables and draws one figure: no cluster job
         localrule: True
         log:
             "results/logs/privacy_audit/table.log",
         benchmark:
             "results/benchmarks/privacy_audit_table.tsv"
+        conda:
+            MAIN_CONDA_ENV
         script:
             "../../scripts/privacy_audit_table.py"

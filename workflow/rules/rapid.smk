@@ -26,5 +26,7 @@ rule rapid_simulation:
         "results/logs/rapid/simulation.log",
     benchmark:
         "results/benchmarks/rapid_simulation.tsv"
+    conda:
+        MAIN_CONDA_ENV
     script:
         "../../scripts/rapid_simulation.py"

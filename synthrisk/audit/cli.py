@@ -1,0 +1,41 @@
+"""`synthrisk audit`: the command line of `synthrisk.audit`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def output_folder(text: str) -> str:
+    """--out: a folder (created if missing), never an existing file."""
+    if Path(text).exists() and not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a file; give a folder for the audit's page and JSON")
+    return text
+
+
+def add_command(sub) -> None:
+    p = sub.add_parser("audit", help="every applicable risk measure and utility on files you have: one HTML page "
+                                     "and one JSON for the release decision")
+    p.add_argument("--train", required=True, help="records the generator was trained on (CSV/Parquet)")
+    p.add_argument("--synthetic", required=True, help="the synthetic release (CSV/Parquet)")
+    p.add_argument("--holdout", help="records of the same population the generator never saw; without them the "
+                                     "membership, control-set and utility measures are skipped")
+    p.add_argument("--schema", help="dataset schema (YAML); default: inferred from --train and written to "
+                                    "OUT/schema.yaml")
+    p.add_argument("--sensitive", nargs="+", metavar="COL",
+                   help="sensitive column(s); required without --schema, replace the schema's with it")
+    p.add_argument("--out", required=True, type=output_folder, help="folder for audit.html, audit.json, tables/")
+    p.add_argument("--json", action="store_true", help="print the audit's JSON")
+    p.set_defaults(func=run)
+
+
+def run(args) -> dict | str:
+    """The JSON with --json, else one line per risk (the page and JSON hold the rest)."""
+    from . import HTML, audit
+
+    report = audit(args.train, args.synthetic, args.out, holdout=args.holdout, schema=args.schema,
+                   sensitive=args.sensitive)
+    if args.json:
+        return report
+    lines = [f"{risk['label']}: {risk['verdict']}" for risk in report["risks"]]
+    return "\n".join(lines + [f"report: {Path(args.out) / HTML}"]) + "\n"

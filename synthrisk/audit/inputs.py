@@ -1,0 +1,120 @@
+"""The audit's input: the user's files read, checked against one schema and given record ids,
+before any measure runs, so that bad input stops the audit at once with the file and column named.
+
+Without a schema file one is inferred from the training file (`synthrisk.data.infer`: types,
+suggested drops with reasons, every column but the sensitive ones a quasi-identifier) and written
+next to the report, with its comments, so that the user can edit it and rerun with `--schema`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..data.schema import DatasetSchema
+from ..data.split import ROW_ID
+from ..errors import ConfigError, DataError, SchemaError
+
+
+@dataclass(frozen=True)
+class AuditInput:
+    """Members, holdout (empty when none was given) and synthetic data, conformed to `schema`,
+    the real ones with a `row_id` column; where the schema came from (a path, or None when
+    inferred); the files read."""
+
+    members: pd.DataFrame
+    holdout: pd.DataFrame
+    synthetic: pd.DataFrame
+    schema: DatasetSchema
+    schema_path: str | None
+    files: dict
+    #: the inferred schema as commented YAML (None when a schema file was given)
+    inferred_yaml: str | None = None
+
+
+def schema_name(path: str) -> str:
+    """A schema name (letters, digits, _) from a file name: `members-2024.csv` -> `members_2024`."""
+    stem = Path(path).name.split(".")[0]
+    return re.sub(r"[^A-Za-z0-9_]+", "_", stem).strip("_") or "audit"
+
+
+def _with_sensitive(schema: DatasetSchema, sensitive: list[str], origin: str) -> DatasetSchema:
+    """`schema` with `sensitive` as its sensitive attributes (taken out of the quasi-identifiers)."""
+    unknown = [c for c in sensitive if c not in schema.columns]
+    if unknown:
+        raise ConfigError(f"--sensitive: column(s) {unknown} are not in schema {origin}; "
+                          f"its columns: {list(schema.columns)}")
+    raw = schema.to_dict()
+    raw["sensitive"] = list(sensitive)
+    raw["quasi_identifiers"] = [c for c in raw["quasi_identifiers"] if c not in sensitive]
+    return DatasetSchema.from_dict(raw, origin=origin)
+
+
+def _ids(frame: pd.DataFrame, start: int, what: str) -> pd.Series:
+    """The file's own `row_id` column (as the workflow's split files carry), else row positions
+    from `start` (members from 0, holdout after them: ids never repeat across the two)."""
+    if ROW_ID not in frame:
+        return pd.Series(np.arange(start, start + len(frame)), name=ROW_ID)
+    ids = pd.to_numeric(frame[ROW_ID], errors="coerce")
+    if ids.isna().any() or (ids != np.round(ids)).any() or ids.duplicated().any():
+        raise DataError(f"{what}: column '{ROW_ID}' must hold distinct whole numbers (record ids); "
+                        "rename it if it is a data column")
+    return ids.astype("int64").reset_index(drop=True)
+
+
+def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: str | None = None,
+                sensitive: list[str] | None = None) -> AuditInput:
+    """Read and check every file; errors name the file and the column."""
+    from ..data import load_schema
+    from ..data.infer import infer_schema, schema_yaml
+    from ..io import read_table
+
+    sensitive = list(dict.fromkeys(sensitive or []))
+    frames = {"train": read_table(train), "synthetic": read_table(synthetic)}
+    if holdout:
+        frames["holdout"] = read_table(holdout)
+    paths = {"train": train, "synthetic": synthetic, "holdout": holdout}
+    for what, frame in frames.items():
+        if frame.empty:
+            raise DataError(f"{paths[what]}: has no rows; the audit needs records in every file")
+    if schema:
+        parsed, inferred_yaml = load_schema(schema), None
+        if sensitive:
+            parsed = _with_sensitive(parsed, sensitive, schema)
+    else:
+        if not sensitive:
+            raise ConfigError("--sensitive: name the sensitive column(s) when no --schema is given (the inferred "
+                              "schema makes every other column a quasi-identifier)")
+        data = frames["train"].drop(columns=[ROW_ID], errors="ignore")
+        missing = [c for c in sensitive if c not in data.columns]
+        if missing:
+            raise ConfigError(f"--sensitive: column(s) {missing} are not in {train}; its columns: {list(data.columns)}")
+        if len(data.columns) < 2:
+            raise SchemaError(f"{train}: has {len(data.columns)} column(s); an audit needs quasi-identifiers and "
+                              "a sensitive attribute")
+        source = {"path": str(Path(train).resolve())}
+        parsed = DatasetSchema.from_dict(infer_schema(data, schema_name(train), sensitive, source),
+                                         origin=f"schema inferred from {train}")
+        inferred_yaml = schema_yaml(data, schema_name(train), source, sensitive, what=Path(train).name)
+    typed = {what: parsed.conform(frame.drop(columns=[ROW_ID], errors="ignore"), what=paths[what])
+             for what, frame in frames.items()}
+    parsed.check_levels(typed["train"], what=train)
+    # Synthetic categories the real data never hold: a recoded release is refused here, by column.
+    real = pd.concat([typed["train"]] + ([typed["holdout"]] if holdout else []), ignore_index=True)
+    parsed.unknown_level_shares(real, typed["synthetic"], what=synthetic, reference=f"real records ({train})")
+    members = typed["train"]
+    members.insert(0, ROW_ID, _ids(frames["train"], 0, train))
+    if holdout:
+        non_members = typed["holdout"]
+        non_members.insert(0, ROW_ID, _ids(frames["holdout"], int(members[ROW_ID].max()) + 1, holdout))
+        clash = set(members[ROW_ID]) & set(non_members[ROW_ID])
+        if clash:
+            raise DataError(f"{holdout}: record id(s) {sorted(clash)[:3]} of column '{ROW_ID}' are also in {train}; "
+                            "members and holdout must be different people")
+    else:
+        non_members = pd.DataFrame({c: pd.Series(dtype=members[c].dtype) for c in members.columns})
+    return AuditInput(members=members, holdout=non_members, synthetic=typed["synthetic"], schema=parsed,
+                      schema_path=schema, files=paths, inferred_yaml=inferred_yaml)

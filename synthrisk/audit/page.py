@@ -1,0 +1,80 @@
+"""The audit's self-contained HTML page: the figures as data URIs, no script, no external asset,
+so it opens anywhere and can be mailed to whoever decides on the release. It shows the audit's
+JSON (`report.build`) and the figures that the measures' own summaries drew."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from ..report.html import _data_uri, _frame_html
+from ..report.summary import plot_evidence
+from .explain import MIN_SUBGROUP
+from .run import DATASET, RELEASE
+
+# Figures of the page: (file stem in the work folder, title, caption); a figure whose measure did not
+# run is left out.
+FIGURES = [
+    (f"risk_evidence_{DATASET}", "Every attack against its reference",
+     "For each risk type, every attack's value minus its reference point (chance floor, AUC 0.5, or the same "
+     "attack on holdout records). Filled markers beat their reference by the attack's own test; open ones do not. "
+     "Right of the dashed line is more than the reference, but only a filled marker is evidence of risk."),
+    (f"rapid_attribution_{DATASET}", "Who carries the attribute-inference risk",
+     "How much of the variation in which training records are inferred correctly each quasi-identifier explains "
+     "(η²: 0 = the risk is spread evenly over its groups, 1 = it decides who is at risk)."),
+    (f"rapid_curves_{DATASET}", "Attribute inference against the confidence threshold",
+     "Share of training records whose sensitive value the first attacker infers above each confidence threshold "
+     "(categorical) or within each tolerance (numeric); the audit's verdict reads it at the default threshold."),
+    (f"mia_roc_{DATASET}", "Membership inference: ROC on log scales",
+     "True positive rate (training records flagged) against false positive rate (other people flagged); the "
+     "dashed diagonal is a coin toss. The low false-positive end matters most: it is where an attacker can be "
+     "confident about a few people."),
+]
+
+
+def write_figures(evidence: pd.DataFrame, figures: Path) -> None:
+    """The evidence figure (the measures' summaries drew theirs already)."""
+    if len(evidence):
+        plot_evidence(evidence, {RELEASE: {}}, DATASET, figures / f"risk_evidence_{DATASET}.png")
+
+
+def _measures_table(measures: list[dict]) -> str:
+    frame = pd.DataFrame([{"measure": m["title"], "risk": m["risk"] or "utility", "status": m["status"],
+                           "verdict or reason": m["verdict"] or m["reason"] or "", "seconds": m["seconds"]}
+                          for m in measures])
+    return _frame_html(frame, table_id="measures")
+
+
+def _evidence_table(evidence: list[dict]) -> str:
+    columns = ["risk", "measure", "attack", "metric", "value", "reference", "ci_low", "ci_high", "n_seeds_beating"]
+    frame = pd.DataFrame(evidence, columns=columns).rename(columns={"n_seeds_beating": "beats reference"})
+    frame["beats reference"] = frame["beats reference"].map(lambda v: "yes" if v else "no")
+    return _frame_html(frame, table_id="evidence")
+
+
+def render(report: dict, figures: Path, out: Path) -> Path:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("synthrisk.report", "templates"),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]))
+    shown = [{"name": stem, "title": title, "caption": caption, "src": _data_uri(figures / f"{stem}.png")}
+             for stem, title, caption in FIGURES if (figures / f"{stem}.png").exists()]
+    utility = report["utility"]
+    utility_run = next(m for m in report["measures"] if m["measure"] == "utility")
+    page = env.get_template("audit.html.j2").render(
+        **{k: report[k] for k in ("inputs", "schema", "risks", "seconds", "seed", "versions")},
+        utility=utility,
+        min_subgroup=MIN_SUBGROUP,
+        utility_reason=utility_run["reason"],
+        efficacy=_frame_html(pd.DataFrame(utility["efficacy"]), table_id="efficacy") if utility else "",
+        measures=_measures_table(report["measures"]),
+        evidence=_evidence_table(report["evidence"]),
+        figures=shown,
+        schema_yaml=yaml.safe_dump(report["schema"], sort_keys=False),
+        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    )
+    out.write_text(page)
+    return out

@@ -1,0 +1,132 @@
+"""The audit's JSON: per risk the verdict, the strongest attack with its reference and interval,
+what it means in one sentence and the most exposed subgroups; every measure with its status (a
+skipped or failed one with its reason); utility next to the risks; inputs, settings and versions.
+Only aggregates and record counts, never a real record."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from ..io import finite_or_null, read_table
+from ..measures.base import RISKS
+from ..measures.verdict import risk_table
+from . import explain
+from .run import SEED, Run
+
+PACKAGES = ("synthrisk", "numpy", "pandas", "scikit-learn", "scipy", "sdmetrics")
+
+
+def _clean(value):
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
+def _row(table: pd.DataFrame) -> list[dict]:
+    return [{k: _clean(v) for k, v in r.items()} for r in table.to_dict("records")]
+
+
+def _run_of(row: dict, runs: list[Run]) -> Run | None:
+    """The run whose records hold the attack of a verdict row (RAPID: its attacker x sensitive unit)."""
+    unit = None
+    if row["measure"] == "rapid":
+        attacker, sensitive = [part.strip() for part in row["attack"].split("->", 1)]
+        unit = f"{attacker}-{sensitive}"
+    return next((r for r in runs if r.measure == row["measure"] and r.unit == unit and r.status == "ok"), None)
+
+
+def _reasons(runs: list[Run], names: list[str]) -> str:
+    parts = [f"{r.measure}{f' {r.unit}' if r.unit else ''} {r.status}: {r.reason}"
+             for r in runs if r.measure in names and r.status != "ok"]
+    return "; ".join(dict.fromkeys(parts)) or "no measure of this risk is registered"
+
+
+def risk_entries(risks: pd.DataFrame, runs: list[Run], measures: dict, data) -> list[dict]:
+    """One entry per risk type, measured or not (then with the reasons)."""
+    entries = []
+    for risk, label in RISKS.items():
+        names = [name for name, (m, _) in measures.items() if m.risk == risk]
+        found = risks[risks["risk"] == risk]
+        if found.empty:
+            entries.append({"risk": risk, "label": label, "measured": False, "at_risk": None,
+                            "verdict": f"not measured: {_reasons(runs, names)}", "measures": names})
+            continue
+        row = {k: _clean(v) for k, v in found.iloc[0].items()}
+        at_risk = row["verdict"].startswith("at risk")
+        # Subgroups of an attack that does not beat its reference would rank noise.
+        run = _run_of(row, runs) if at_risk else None
+        records = read_table(run.records_path) if run else pd.DataFrame()
+        entries.append({
+            "risk": risk, "label": label, "measured": True, "at_risk": at_risk,
+            "verdict": row["verdict"], "meaning": explain.meaning(row),
+            "strongest_attack": {k: row[k] for k in ("attack", "measure", "metric", "value", "reference", "excess",
+                                                     "ci_low", "ci_high", "tpr_at_1e-02", "tpr_at_1e-03", "detail")},
+            "n_attacks": row["n_attacks"], "n_attacks_beating": row["n_attacks_beating"], "measures": names,
+            "subgroups": explain.subgroups(row, records, data.members, data.schema),
+            "not_run": _reasons(runs, names) if any(r.measure in names and r.status != "ok" for r in runs) else None})
+    return entries
+
+
+def measure_entries(runs: list[Run], measures: dict, evidence: pd.DataFrame) -> list[dict]:
+    """Every measure with its runs' status and time, and for a risk measure its own verdict (its
+    strongest attack against its reference)."""
+    entries = []
+    for name, (measure, settings) in measures.items():
+        own = [r for r in runs if r.measure == name]
+        statuses = {r.status for r in own}
+        status = "ok" if "ok" in statuses else ("failed" if "failed" in statuses else "skipped")
+        verdict = None
+        if measure.risk and len(evidence):
+            mine = risk_table(evidence[evidence["measure"] == name])
+            verdict = mine["verdict"].iloc[0] if len(mine) else None
+        entries.append({
+            "measure": name, "title": measure.title, "risk": measure.risk, "status": status,
+            "verdict": verdict if status == "ok" else None,
+            "reason": None if status == "ok" else "; ".join(dict.fromkeys(r.reason for r in own if r.reason)),
+            "seconds": round(sum(r.seconds for r in own), 2),
+            "runs": [{"unit": r.unit, "status": r.status, "reason": r.reason, "seconds": round(r.seconds, 2)}
+                     for r in own],
+            "settings": dataclasses.asdict(settings) if dataclasses.is_dataclass(settings) else {}})
+    return entries
+
+
+def utility_entry(tables: Path) -> dict | None:
+    """The utility scores (means of the one run) and the efficacy per target, or None."""
+    path = tables / "utility.csv"
+    if not path.exists():
+        return None
+    table = pd.read_csv(path)
+    if table.empty or pd.isna(table.get("quality_mean", pd.Series([float("nan")])).iloc[0]):
+        return None
+    scores = {c[: -len("_mean")]: _clean(table[c].iloc[0]) for c in table if c.endswith("_mean")}
+    efficacy = pd.read_csv(tables / "utility_efficacy.csv")
+    efficacy = efficacy.drop(columns=[c for c in ("dataset", "generator") if c in efficacy])
+    ratio = scores.get("efficacy_ratio")
+    sentence = (f"Quality {scores['quality']:.2f} (SDMetrics: 1 = the release's columns and pairs of columns are "
+                "distributed as in the training records)")
+    sentence += (f"; a model trained on the release predicts the sensitive attribute(s) on the holdout with "
+                 f"{100 * ratio:.0f}% of the score of one trained on the real records." if ratio is not None else ".")
+    return {**scores, "meaning": sentence, "efficacy": _row(efficacy)}
+
+
+def build(data, runs: list[Run], measures: dict, evidence: pd.DataFrame, risks: pd.DataFrame, work: Path,
+          seconds: float) -> dict:
+    from ..versions import library_versions
+
+    files = {k: (str(v) if v else None) for k, v in data.files.items()}
+    return finite_or_null({
+        "inputs": {**files, "schema": data.schema_path, "schema_inferred": data.schema_path is None,
+                   "n_train": len(data.members), "n_holdout": len(data.holdout), "n_synthetic": len(data.synthetic)},
+        "schema": data.schema.to_dict(),
+        "seed": SEED,
+        "risks": risk_entries(risks, runs, measures, data),
+        "utility": utility_entry(work / "tables"),
+        "measures": measure_entries(runs, measures, evidence),
+        "evidence": _row(evidence.drop(columns=["dataset", "generator"])),
+        "seconds": round(seconds, 1),
+        "versions": library_versions(PACKAGES),
+    })
