@@ -44,6 +44,7 @@ include: "workflow/rules/generate.smk"
 include: "workflow/rules/measures.smk"
 include: "workflow/rules/rapid.smk"
 include: "workflow/rules/dp.smk"
+include: "workflow/rules/privacy_audit.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -54,5 +55,6 @@ rule all:
         all_measure_tables(),
         rapid_simulation_target(),
         expand("results/tables/dp_{experiment}.csv", experiment=DP_EXPERIMENTS),
+        privacy_audit_targets(),
         "results/report/index.html",
         "results/findings/REPRODUCE.md",

@@ -25,6 +25,11 @@ value is always a cell of its own, whether or not the data have one, so that no 
 domain depends on the records. `domain: from_data` opts in to reading levels and ranges from the
 training data instead: the result is then NOT differentially private and is marked so.
 Numeric values are drawn uniformly within their synthetic bin (rounded for integer columns).
+
+`noise_multiplier_scale` (default 1) exists only as a control for the empirical privacy audit
+(synthrisk.privacy_audit): a value below 1 multiplies every round's noise by it, so the release is
+NOT (epsilon, delta)-DP and `privacy()` says so. Scaling by 1 / sqrt(p) reproduces the accounting
+error MST once had (each column's sensitivity sqrt(2) charged where sqrt(2 p) was due).
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ from .base import Generator, register
 ROUNDS = ("one_way", "scores", "tree")
 DOMAINS = ("public", "from_data")
 NOT_DP = "not DP: domain read from the data"
+#: the prefix of the guarantee of an audit control whose noise is deliberately too small
+NOT_DP_NOISE = "not DP: noise scaled by"
 
 
 class MSTColumn:
@@ -136,12 +143,13 @@ def round_sensitivities(n_columns: int) -> dict[str, float]:
 class MSTGenerator(Generator):
     """Params: epsilon (required), delta (default 1e-6), bins (numeric columns, default 16),
     iters (Private-PGM iterations, default 1000), domain ("public", the default: the schema's
-    levels and bounds; "from_data": read from the training data, NOT DP, marked so)."""
+    levels and bounds; "from_data": read from the training data, NOT DP, marked so),
+    noise_multiplier_scale (default 1; in (0, 1): an under-noised audit control, NOT DP, marked so)."""
 
     libraries = ("mbi", "jax", "dp-accounting")
 
     def __init__(self, seed: int = 0, epsilon: float | None = None, delta: float = 1e-6, bins: int = 16,
-                 iters: int = 1000, domain: str = "public"):
+                 iters: int = 1000, domain: str = "public", noise_multiplier_scale: float = 1.0):
         super().__init__(seed)
         if epsilon is None:
             raise ConfigError("mst generator: params.epsilon is required")
@@ -151,17 +159,27 @@ class MSTGenerator(Generator):
         if domain not in DOMAINS:
             raise ConfigError(f"mst generator: params.domain must be one of {list(DOMAINS)}, got {domain!r}")
         self.epsilon, self.delta, self.bins, self.iters = float(epsilon), float(delta), int(bins), int(iters)
-        self.domain = domain
+        scale = float(noise_multiplier_scale)
+        if not (np.isfinite(scale) and 0.0 < scale <= 1.0):
+            # More noise than the budget needs is a smaller epsilon, not a scale: keep one way to say it.
+            raise ConfigError(f"mst generator: params.noise_multiplier_scale must be in (0, 1] (below 1 is an under-"
+                              f"noised audit control; for more noise lower epsilon), got {noise_multiplier_scale}")
+        self.domain, self.noise_multiplier_scale = domain, scale
 
     def noise_multiplier(self) -> float:
         """Noise standard deviation per unit of sensitivity, the same in every round: three equal
         Gaussian rounds give mu_total^2 = 3 mu_round^2, so sqrt(3) times the multiplier of a single
-        mechanism with the whole (epsilon, delta)."""
-        return gaussian_sigma(self.epsilon, self.delta, 1.0) * np.sqrt(len(ROUNDS))
+        mechanism with the whole (epsilon, delta); times `noise_multiplier_scale` (1 unless this is an
+        audit control)."""
+        return gaussian_sigma(self.epsilon, self.delta, 1.0) * np.sqrt(len(ROUNDS)) * self.noise_multiplier_scale
 
     def privacy(self) -> dict:
+        broken = [NOT_DP] if self.domain != "public" else []
+        if self.noise_multiplier_scale != 1.0:
+            broken.append(f"{NOT_DP_NOISE} {self.noise_multiplier_scale:g} (an audit control)")
         return {"epsilon": self.epsilon, "delta": self.delta, "neighbours": "replace one record",
-                "domain": self.domain, "guarantee": "(epsilon, delta)-DP" if self.domain == "public" else NOT_DP}
+                "domain": self.domain, "noise_multiplier_scale": self.noise_multiplier_scale,
+                "guarantee": "; ".join(broken) if broken else "(epsilon, delta)-DP"}
 
     def domain_columns(self, train: pd.DataFrame, schema) -> dict[str, MSTColumn]:
         if self.domain == "public":

@@ -22,7 +22,10 @@ from .provenance import PACKAGES, benchmark_records, git_revision, stage_times
 BEFORE_MEASURES = [("risk_evidence_", "Every attack against its reference", "risk_evidence.rst"),
                    ("risk_utility_", "Risk against utility", "risk_utility.rst"),
                    ("rapid_simulation_", "RAPID: dependence-strength simulation", "rapid_simulation.rst")]
-AFTER_MEASURES = [("dp_", "DP sufficient statistics", "dp.rst")]
+AFTER_MEASURES = [("dp_", "DP sufficient statistics", "dp.rst"),
+                  ("privacy_audit", "Empirical ε audit of DP generators", "privacy_audit.rst")]
+#: a table column that marks a row as a violation (synthrisk.privacy_audit: epsilon_lower > nominal): shown red
+FLAG_COLUMN = "flagged"
 # Wildcards that a caption reads (as Snakemake's report passes them), recovered from figure names.
 CAPTION_WILDCARDS = {"dp_": "experiment"}
 
@@ -92,8 +95,21 @@ def _number(value: float) -> str:
 
 
 def _frame_html(frame: pd.DataFrame, table_id: str | None = None) -> str:
+    if FLAG_COLUMN in frame and frame[FLAG_COLUMN].astype(bool).any():
+        return _flagged_html(frame, table_id or "flagged")
     return frame.to_html(index=False, na_rep="–", float_format=_number, border=0,
                          table_id=table_id, classes="data", escape=True)
+
+
+def _flagged_html(frame: pd.DataFrame, uuid: str) -> str:
+    """The table with its flagged rows in red (pandas' Styler: to_html cannot style a row); a fixed
+    uuid keeps the page the same from run to run."""
+    floats = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c])]
+    styler = (frame.style.set_uuid(uuid).hide(axis="index").format(escape="html", na_rep="–")
+              .format(_number, subset=floats, na_rep="–")
+              .apply(lambda row: ["color: #c00; font-weight: bold" if row[FLAG_COLUMN] else "" for _ in row], axis=1)
+              .set_table_attributes('class="data"'))
+    return styler.to_html()
 
 
 def summary_html(summary: pd.DataFrame, measures: dict | None = None) -> str:

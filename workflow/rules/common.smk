@@ -147,6 +147,7 @@ def report_figures():
     if rapid_simulation_target():
         figures += [rules.rapid_simulation.output.by_strength, rules.rapid_simulation.output.curves]
     figures += expand("results/figures/dp_{experiment}.png", experiment=DP_EXPERIMENTS)
+    figures += [path for path in privacy_audit_targets() if path.endswith(".png")]  # workflow/rules/privacy_audit.smk
     return figures
 
 
@@ -154,6 +155,7 @@ def report_tables():
     names = ["summary", "risk"] + [table for measure in MEASURES.values() for table in measure.tables()]
     names += ["rapid_simulation"] if rapid_simulation_target() else []
     names += [f"dp_{experiment}" for experiment in DP_EXPERIMENTS]
+    names += ["privacy_audit"] if privacy_audit_targets() else []
     return {name: f"results/tables/{name}.csv" for name in names}
 
 

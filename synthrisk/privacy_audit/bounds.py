@@ -1,0 +1,113 @@
+"""From a distinguishing test's errors to a statistical lower bound on epsilon.
+
+A guess "the canary was in" made from a mechanism's output has, under (epsilon, delta)-DP
+(Kairouz et al. 2015; Jagielski et al. 2020, Nasr et al. 2021), false positive rate FPR and false
+negative rate FNR with
+
+    FPR + e^epsilon FNR >= 1 - delta   and   FNR + e^epsilon FPR >= 1 - delta,
+
+so any observed test gives
+
+    epsilon >= max( log((1 - delta - FNR) / FPR),  log((1 - delta - FPR) / FNR) ).
+
+The rates are estimated from finitely many runs, so each is replaced by its Clopper-Pearson upper
+bound: the upper end of the exact two-sided interval at `confidence` (scipy's
+`binomtest(k, n).proportion_ci(method="exact")`), i.e. a one-sided (1 + confidence) / 2 bound per
+rate. Both hold together with probability at least `confidence` (union bound), and then
+
+    epsilon_lower = max(0, log((1 - delta - FNR_upper) / FPR_upper), log((1 - delta - FPR_upper) / FNR_upper))
+
+is a lower bound on the mechanism's true epsilon with that probability (a term whose numerator is
+not positive counts as 0). With no error at all among n runs per side, FPR_upper = FNR_upper =
+1 - ((1 - confidence) / 2)^(1 / n): the largest epsilon n runs can ever show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy.stats import binomtest
+
+from ..errors import ConfigError
+
+#: the confidence level of every Clopper-Pearson bound in the audit, unless a caller says otherwise
+CONFIDENCE = 0.95
+
+
+def clopper_pearson_upper(errors: int, trials: int, confidence: float = CONFIDENCE) -> float:
+    """Upper end of the exact (Clopper-Pearson) two-sided interval for an error rate."""
+    if trials < 1:
+        raise ConfigError(f"privacy audit: an error rate needs at least one run, got {trials}")
+    if not 0 <= errors <= trials:
+        raise ConfigError(f"privacy audit: {errors} errors out of {trials} runs is not a count of errors")
+    return float(binomtest(int(errors), int(trials)).proportion_ci(confidence, method="exact").high)
+
+
+def _check(delta: float, confidence: float) -> None:
+    if not 0 <= delta < 1:
+        raise ConfigError(f"privacy audit: delta must be in [0, 1), got {delta}")
+    if not 0 < confidence < 1:
+        raise ConfigError(f"privacy audit: confidence must be in (0, 1), got {confidence}")
+
+
+def epsilon_from_bounds(fpr_upper: float, fnr_upper: float, delta: float) -> float:
+    """The module's formula, for error rates already bounded."""
+    terms = [0.0]
+    for a, b in ((fnr_upper, fpr_upper), (fpr_upper, fnr_upper)):
+        if 1.0 - delta - a > 0:
+            terms.append(float(np.log((1.0 - delta - a) / b)))
+    return max(terms)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """epsilon_lower from a test's error counts, with what went into it."""
+
+    false_positives: int
+    n_without: int
+    false_negatives: int
+    n_with: int
+    fpr_upper: float
+    fnr_upper: float
+    delta: float
+    confidence: float
+    epsilon_lower: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def epsilon_lower_bound(false_positives: int, n_without: int, false_negatives: int, n_with: int,
+                        delta: float, confidence: float = CONFIDENCE) -> Bound:
+    """epsilon_lower (module doc) from false positives among the runs without the canary and false
+    negatives among the runs with it."""
+    _check(delta, confidence)
+    fpr_u = clopper_pearson_upper(false_positives, n_without, confidence)
+    fnr_u = clopper_pearson_upper(false_negatives, n_with, confidence)
+    return Bound(int(false_positives), int(n_without), int(false_negatives), int(n_with), fpr_u, fnr_u,
+                 float(delta), float(confidence), epsilon_from_bounds(fpr_u, fnr_u, delta))
+
+
+def errors_at(threshold: float, without: np.ndarray, with_: np.ndarray) -> tuple[int, int]:
+    """(false positives, false negatives) of the guess "the canary was in" when statistic >= threshold."""
+    return int(np.sum(np.asarray(without) >= threshold)), int(np.sum(np.asarray(with_) < threshold))
+
+
+def choose_threshold(without: np.ndarray, with_: np.ndarray, delta: float, confidence: float = CONFIDENCE) -> float:
+    """The threshold, among the observed values (and one above them all), whose epsilon_lower on these
+    runs is largest; among equals (with few runs every threshold may give 0) the one that separates
+    best (largest true minus false positive rate), then the smallest. Choose it on runs kept apart
+    from those that evaluate it: a threshold chosen and judged on the same runs overstates epsilon."""
+    without, with_ = np.asarray(without, dtype=float), np.asarray(with_, dtype=float)
+    if not len(without) or not len(with_):
+        raise ConfigError("privacy audit: choosing a threshold needs runs with and without the canary")
+    candidates = np.unique(np.concatenate([without, with_, [max(without.max(), with_.max()) + 1.0]]))
+    best, best_key = candidates[0], None
+    for threshold in candidates:  # ascending, and only a strictly better key replaces: ties keep the smallest
+        false_positives, false_negatives = errors_at(threshold, without, with_)
+        bound = epsilon_lower_bound(false_positives, len(without), false_negatives, len(with_), delta, confidence)
+        key = (bound.epsilon_lower, 1.0 - false_negatives / len(with_) - false_positives / len(without))
+        if best_key is None or key > best_key:
+            best, best_key = threshold, key
+    return float(best)

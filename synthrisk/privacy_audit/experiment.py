@@ -1,0 +1,116 @@
+"""The audit experiment: N fits of a DP generator without the canary and N with it, one number each.
+
+The number is the test statistic of synthrisk.privacy_audit.statistic (the canary's cell counts in
+the synthetic data's one- and two-way marginals; its docstring says why).
+
+Runs: run i of the world without the canary fits with seed 2 i, of the world with it with 2 i + 1
+(every fit its own noise), and samples with that seed plus SAMPLE_SEED_OFFSET. The first half of
+each world's runs chooses the threshold, the second half evaluates it (synthrisk.privacy_audit.bounds).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError
+from ..generators.base import make_generator
+from .bounds import CONFIDENCE, choose_threshold, epsilon_lower_bound, errors_at
+from .canary import Canary, with_canary
+from .statistic import canary_cell_count
+
+WITHOUT, WITH = "without", "with"
+WORLDS = (WITHOUT, WITH)
+#: sampling draws from a stream other than the fit's noise (both are seeded with integers)
+SAMPLE_SEED_OFFSET = 1_000_003
+
+
+def fit_seed(world: str, run: int) -> int:
+    if world not in WORLDS:
+        raise ConfigError(f"privacy audit: world must be one of {list(WORLDS)}, got {world!r}")
+    return 2 * int(run) + (world == WITH)
+
+
+def nominal_privacy(spec: dict, name: str = "generator") -> dict:
+    """The guarantee a generator spec claims ({epsilon, delta, ...}); an error for one that claims none."""
+    privacy = make_generator(spec, seed=0, name=name).privacy()
+    if not privacy or "epsilon" not in privacy:
+        raise ConfigError(f"generators.{name}: the privacy audit needs a DP generator (one whose privacy() "
+                          "states epsilon and delta); this one promises no guarantee")
+    return privacy
+
+
+def canary_statistics(spec: dict, data: pd.DataFrame, schema, canary: Canary, world: str, runs,
+                      n_synthetic: int | None = None, name: str = "generator") -> np.ndarray:
+    """The statistic (module doc) of each run in `runs` of one world: fit on the data (with the
+    canary in place of one record in the world WITH), sample `n_synthetic` rows (default: as many as
+    the data), take the statistic."""
+    table = with_canary(data, canary, schema) if world == WITH else data
+    n_rows = len(data) if n_synthetic is None else int(n_synthetic)
+    if n_rows < 1:
+        raise ConfigError(f"privacy audit: n_synthetic must be >= 1, got {n_synthetic}")
+    counts = []
+    for run in runs:
+        seed = fit_seed(world, run)
+        generator = make_generator(spec, seed=seed, name=name).fit(table, schema)
+        synthetic = generator.sample(n_rows, seed + SAMPLE_SEED_OFFSET)
+        counts.append(canary_cell_count(synthetic, canary, schema))
+    return np.array(counts, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """One generator's audit at one nominal (epsilon, delta)."""
+
+    nominal_epsilon: float
+    delta: float
+    n_runs: int              # per world (with / without), calibration and evaluation together
+    n_evaluation: int        # per world, the runs that judged the threshold
+    threshold: float         # guess "canary in" when the count is >= threshold
+    false_positives: int
+    false_negatives: int
+    fpr_upper: float
+    fnr_upper: float
+    confidence: float
+    epsilon_lower: float
+    flagged: bool            # epsilon_lower > nominal_epsilon: the guarantee is violated
+    mean_count_without: float
+    mean_count_with: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def audit_statistics(without: np.ndarray, with_: np.ndarray, nominal_epsilon: float, delta: float,
+                     confidence: float = CONFIDENCE) -> AuditResult:
+    """Threshold on the first half of each world's runs, epsilon_lower on the second half."""
+    without, with_ = np.asarray(without), np.asarray(with_)
+    if len(without) != len(with_) or len(without) < 2:
+        raise ConfigError(f"privacy audit: needs the same number (>= 2) of runs with and without the canary, got "
+                          f"{len(with_)} with and {len(without)} without")
+    half = len(without) // 2
+    threshold = choose_threshold(without[:half], with_[:half], delta, confidence)
+    evaluation_without, evaluation_with = without[half:], with_[half:]
+    false_positives, false_negatives = errors_at(threshold, evaluation_without, evaluation_with)
+    bound = epsilon_lower_bound(false_positives, len(evaluation_without), false_negatives, len(evaluation_with),
+                                delta, confidence)
+    return AuditResult(
+        nominal_epsilon=float(nominal_epsilon), delta=float(delta), n_runs=len(without),
+        n_evaluation=len(evaluation_without), threshold=threshold, false_positives=false_positives,
+        false_negatives=false_negatives, fpr_upper=bound.fpr_upper, fnr_upper=bound.fnr_upper,
+        confidence=bound.confidence, epsilon_lower=bound.epsilon_lower,
+        flagged=bool(bound.epsilon_lower > nominal_epsilon),
+        mean_count_without=float(without.mean()), mean_count_with=float(with_.mean()))
+
+
+def audit_generator(spec: dict, data: pd.DataFrame, schema, canary: Canary, n_runs: int,
+                    n_synthetic: int | None = None, confidence: float = CONFIDENCE,
+                    name: str = "generator") -> AuditResult:
+    """The whole audit of one generator spec in this process: n_runs fits per world, then the bound
+    at the (epsilon, delta) the generator claims."""
+    privacy = nominal_privacy(spec, name)
+    statistics = {world: canary_statistics(spec, data, schema, canary, world, range(n_runs), n_synthetic, name)
+                  for world in WORLDS}
+    return audit_statistics(statistics[WITHOUT], statistics[WITH], privacy["epsilon"], privacy["delta"], confidence)

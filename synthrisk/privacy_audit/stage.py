@@ -1,0 +1,145 @@
+"""The workflow's privacy-audit stage: settings, one block of fits, and the gathered table and figure.
+
+A config with a `privacy_audit:` block (config/audit.yaml) audits each listed generator at each
+listed epsilon (its `params.epsilon` replaced): `runs` fits per world (with / without the canary),
+`block` fits per job, on the first `n_records` records of `dataset`'s real.parquet restricted to
+`columns`. `generators` names entries of the config's `generators` or of `controls`, audit-only
+specs (the under-noised MST) that the rest of the run never sees.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ..errors import ConfigError
+from ..figures import save, subplots
+from ..generators.base import BACKEND_ENVIRONMENTS, make_generator
+from ..tables import write_table_formats
+from .bounds import CONFIDENCE
+from .canary import worst_case_canary
+from .experiment import WORLDS, audit_statistics, canary_statistics, nominal_privacy
+from .validation import COLUMNS, N_RECORDS, N_RUNS, SYNTHETIC_PER_RECORD
+
+DEFAULTS = {
+    "dataset": "simulation",
+    "columns": COLUMNS,
+    "n_records": N_RECORDS,
+    "generators": [],
+    "controls": {},
+    "epsilons": [1.0],
+    "runs": N_RUNS,
+    "block": 100,
+    "synthetic_per_record": SYNTHETIC_PER_RECORD,
+    "confidence": CONFIDENCE,
+}
+TABLE = "privacy_audit"
+
+
+def settings_from_config(block: dict | None, generators: dict, datasets: dict) -> dict:
+    """The block with its defaults, checked against the config's generators and datasets."""
+    settings = {**DEFAULTS, **(block or {})}
+    if settings["dataset"] not in datasets:
+        raise ConfigError(f"privacy_audit.dataset: {settings['dataset']!r} is not in datasets "
+                          f"({sorted(datasets)}); the audit reads its real.parquet")
+    known = {**generators, **settings["controls"]}
+    for name in settings["generators"]:
+        if name not in known:
+            raise ConfigError(f"privacy_audit.generators: {name!r} is neither in generators nor in "
+                              f"privacy_audit.controls (known: {sorted(known)})")
+        if known[name].get("backend") in BACKEND_ENVIRONMENTS:
+            raise ConfigError(f"privacy_audit.generators: {name!r} runs in its own environment "
+                              f"({known[name]['backend']}); the audit stage fits in the main one only")
+    if settings["runs"] < 2:
+        raise ConfigError(f"privacy_audit.runs: needs at least 2 fits per world, got {settings['runs']}")
+    settings["specs"] = {name: known[name] for name in settings["generators"]}
+    return settings
+
+
+def epsilon_label(epsilon: float) -> str:
+    """How an epsilon is written in file names (1 -> "1", 0.5 -> "0.5")."""
+    return f"{float(epsilon):g}"
+
+
+def audited_spec(settings: dict, generator: str, epsilon: float) -> dict:
+    spec = dict(settings["specs"][generator])
+    spec["params"] = {**(spec.get("params") or {}), "epsilon": float(epsilon)}
+    return spec
+
+
+def n_blocks(settings: dict) -> int:
+    return math.ceil(settings["runs"] / settings["block"])
+
+
+def block_runs(settings: dict, block: int) -> range:
+    return range(block * settings["block"], min((block + 1) * settings["block"], settings["runs"]))
+
+
+def audit_data(real: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    missing = [c for c in settings["columns"] if c not in real.columns]
+    if missing:
+        raise ConfigError(f"privacy_audit.columns: {missing} are not columns of dataset {settings['dataset']!r}")
+    return real.loc[:, settings["columns"]].head(settings["n_records"]).reset_index(drop=True)
+
+
+def run_block(real: pd.DataFrame, schema, settings: dict, generator: str, epsilon: float, world: str,
+              block: int) -> pd.DataFrame:
+    """The statistic of one block of fits of one world: columns run, statistic."""
+    data = audit_data(real, settings)
+    spec = audited_spec(settings, generator, epsilon)
+    nominal_privacy(spec, generator)
+    bins = getattr(make_generator(spec, name=generator), "bins", None)
+    if bins is None:
+        raise ConfigError(f"privacy_audit.generators: {generator!r} has no discretised domain (`bins`); the "
+                          "canary's cells are those of MST's domain")
+    canary = worst_case_canary(data, schema, bins)
+    runs = block_runs(settings, block)
+    statistics = canary_statistics(spec, data, schema, canary, world, runs,
+                                   n_synthetic=settings["synthetic_per_record"] * len(data), name=generator)
+    return pd.DataFrame({"run": list(runs), "statistic": statistics})
+
+
+def gather(blocks: dict[tuple[str, float, str], list[pd.DataFrame]], settings: dict) -> pd.DataFrame:
+    """One row per (generator, epsilon): the audit of its blocks (keys: generator, epsilon, world)."""
+    rows = []
+    for generator in settings["generators"]:
+        for epsilon in settings["epsilons"]:
+            spec = audited_spec(settings, generator, epsilon)
+            privacy = nominal_privacy(spec, generator)
+            statistics = {world: pd.concat(blocks[generator, epsilon, world]).sort_values("run")["statistic"].to_numpy()
+                          for world in WORLDS}
+            result = audit_statistics(statistics["without"], statistics["with"], privacy["epsilon"],
+                                      privacy["delta"], settings["confidence"])
+            rows.append({"generator": generator, "guarantee": privacy.get("guarantee"), **result.to_dict()})
+    return pd.DataFrame(rows)
+
+
+def plot(table: pd.DataFrame, path) -> None:
+    """epsilon_lower against the nominal epsilon; flagged audits (above the diagonal) in red."""
+    fig, (ax,) = subplots(1, width=5.0, height=4.2)
+    for generator, part in table.groupby("generator", sort=False):
+        ax.plot(part["nominal_epsilon"], part["epsilon_lower"], "o-", label=generator)
+    flagged = table[table["flagged"]]
+    ax.scatter(flagged["nominal_epsilon"], flagged["epsilon_lower"], s=120, facecolors="none", edgecolors="red",
+               label="flagged: ε_lower > nominal")
+    top = max(float(table["nominal_epsilon"].max()), float(table["epsilon_lower"].max())) * 1.1
+    ax.plot([0, top], [0, top], "k:", lw=1, label="ε_lower = nominal")
+    ax.set_xlabel("nominal ε")
+    ax.set_ylabel(f"ε_lower ({table['confidence'].iloc[0]:.0%} Clopper-Pearson)")
+    ax.set_xlim(0, top)
+    ax.set_ylim(-0.03 * top, top)  # a little below 0: the many audits at epsilon_lower = 0 stay visible
+    ax.legend(fontsize=7)
+    save(fig, path)
+
+
+def write(table: pd.DataFrame, tables_dir, figure) -> None:
+    write_table_formats(table, f"{tables_dir}/{TABLE}", floatfmt=".4g")  # delta is 1e-06, not 0.000
+    plot(table, figure)
+
+
+def summary_line(table: pd.DataFrame) -> str:
+    flagged = table[table["flagged"]]
+    names = [f"{g} at ε={e:g}" for g, e in zip(flagged["generator"], flagged["nominal_epsilon"], strict=True)]
+    return (f"{len(table)} audits, {len(flagged)} flagged" + (f": {', '.join(names)}" if names else "")
+            + f"; largest ε_lower {table['epsilon_lower'].max():.3f}")

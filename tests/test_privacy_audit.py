@@ -1,0 +1,287 @@
+"""The empirical epsilon audit (synthrisk.privacy_audit): bounds on known counts, the canary, the
+statistic, the under-noised MST control; the slow test runs the audit on MST and its control."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import beta
+
+from synthrisk.data.schema import DatasetSchema
+from synthrisk.errors import ConfigError, DataError
+from synthrisk.generators.base import make_generator
+from synthrisk.generators.mst import NOT_DP_NOISE
+from synthrisk.privacy_audit import (
+    CONFIDENCE,
+    audit_statistics,
+    canary_cell_count,
+    canary_matches,
+    canary_statistics,
+    choose_threshold,
+    clopper_pearson_upper,
+    epsilon_lower_bound,
+    with_canary,
+    worst_case_canary,
+)
+from synthrisk.privacy_audit.experiment import WITH, WITHOUT, nominal_privacy
+
+ALPHA = 1 - CONFIDENCE
+DELTA = 1e-6
+
+
+# -- Clopper-Pearson and epsilon_lower on known counts ------------------------------------------
+
+@pytest.mark.parametrize("errors,trials", [(0, 10), (0, 100), (3, 50), (17, 40), (40, 40)])
+def test_clopper_pearson_upper_is_the_beta_quantile(errors, trials):
+    # the exact upper bound: the 1 - alpha/2 quantile of Beta(k + 1, n - k); 1 when every run erred
+    expected = 1.0 if errors == trials else beta.ppf(1 - ALPHA / 2, errors + 1, trials - errors)
+    assert clopper_pearson_upper(errors, trials) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("n", [10, 50, 100])
+def test_perfect_separation_gives_the_largest_bound_n_runs_can_show(n):
+    upper = 1 - (ALPHA / 2) ** (1 / n)  # Clopper-Pearson with no error at all
+    bound = epsilon_lower_bound(0, n, 0, n, DELTA)
+    assert bound.fpr_upper == pytest.approx(upper) and bound.fnr_upper == pytest.approx(upper)
+    assert bound.epsilon_lower == pytest.approx(np.log((1 - DELTA - upper) / upper))
+    # e.g. 50 runs per side can never show more than epsilon 2.5696 at 95 % (u = 0.07112)
+    if n == 50:
+        assert bound.epsilon_lower == pytest.approx(2.5696, abs=1e-4)
+
+
+def test_epsilon_lower_on_known_counts_takes_the_stronger_direction():
+    fpr_u = beta.ppf(1 - ALPHA / 2, 2 + 1, 100 - 2)
+    fnr_u = beta.ppf(1 - ALPHA / 2, 30 + 1, 100 - 30)
+    expected = max(np.log((1 - DELTA - fnr_u) / fpr_u), np.log((1 - DELTA - fpr_u) / fnr_u))
+    assert expected == pytest.approx(np.log((1 - DELTA - fnr_u) / fpr_u))  # few false positives: this side
+    assert epsilon_lower_bound(2, 100, 30, 100, DELTA).epsilon_lower == pytest.approx(expected)
+    # swapping the error kinds gives the same bound through the other direction
+    assert epsilon_lower_bound(30, 100, 2, 100, DELTA).epsilon_lower == pytest.approx(expected)
+
+
+def test_a_test_no_better_than_chance_bounds_epsilon_by_zero():
+    assert epsilon_lower_bound(50, 100, 50, 100, DELTA).epsilon_lower == 0.0
+    assert epsilon_lower_bound(100, 100, 0, 100, DELTA).epsilon_lower == 0.0  # always guessing "in"
+
+
+@pytest.mark.parametrize("args", [(-1, 10, 0, 10, DELTA), (11, 10, 0, 10, DELTA), (0, 0, 0, 10, DELTA),
+                                  (0, 10, 0, 10, 1.0)])
+def test_bad_counts_or_delta_are_refused(args):
+    with pytest.raises(ConfigError):
+        epsilon_lower_bound(*args)
+
+
+def test_threshold_separates_separable_calibration_runs():
+    without, with_ = np.array([0, 1, 2, 2, 3]), np.array([7, 8, 9, 10, 12])
+    threshold = choose_threshold(without, with_, DELTA)
+    assert 3 < threshold <= 7
+    assert ((without >= threshold).sum(), (with_ < threshold).sum()) == (0, 0)
+
+
+def test_audit_splits_runs_and_flags_only_beyond_nominal():
+    rng = np.random.default_rng(0)
+    separated = audit_statistics(rng.poisson(2, 100), 50 + rng.poisson(2, 100), nominal_epsilon=1.0, delta=DELTA)
+    assert separated.n_evaluation == 50 and (separated.false_positives, separated.false_negatives) == (0, 0)
+    assert separated.epsilon_lower == pytest.approx(epsilon_lower_bound(0, 50, 0, 50, DELTA).epsilon_lower)
+    assert separated.flagged
+    same = audit_statistics(rng.poisson(5, 100), rng.poisson(5, 100), nominal_epsilon=1.0, delta=DELTA)
+    assert same.epsilon_lower < 1.0 and not same.flagged
+    with pytest.raises(ConfigError, match="same number"):
+        audit_statistics(np.zeros(10), np.zeros(12), 1.0, DELTA)
+
+
+# -- the canary and the statistic ---------------------------------------------------------------
+
+@pytest.fixture()
+def small_schema():
+    return DatasetSchema.from_dict({
+        "name": "small", "source": {"path": "unused.csv"},
+        "columns": {"num": {"type": "continuous", "bounds": [-4, 4]}, "cnt": {"type": "integer", "bounds": [0, 8]},
+                    "cat": {"type": "categorical", "levels": ["a", "b", "c", "d"]}},
+        "quasi_identifiers": ["num", "cnt"], "sensitive": ["cat"]})
+
+
+@pytest.fixture()
+def small(small_schema):
+    rng = np.random.default_rng(3)
+    n = 200
+    return small_schema.conform(pd.DataFrame({
+        "num": rng.normal(size=n), "cnt": rng.integers(2, 9, n),  # 0 and 1 never occur; 8 does
+        "cat": rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])}))  # "d" is public but never occurs
+
+
+def test_canary_is_the_rarest_public_record_and_absent_from_the_data(small, small_schema):
+    canary = worst_case_canary(small, small_schema, bins=16)
+    record = canary.record
+    assert record["cat"] == "d"                                  # a declared level the data never use
+    assert record["cnt"] == 0                                    # the empty edge bin, at the bound
+    assert record["num"] in (-4.0, 4.0)                          # an extreme bin
+    assert not canary_matches(small, canary, small_schema).any()  # absent, cell by cell
+    # inside the public domain: the schema accepts it as a record
+    small_schema.conform(pd.DataFrame([record]), what="canary")
+
+
+def test_with_canary_replaces_one_record_sharing_no_cell(small, small_schema):
+    canary = worst_case_canary(small, small_schema, bins=16)
+    neighbour = with_canary(small, canary, small_schema)
+    changed = ~(neighbour == small).all(axis=1)
+    assert len(neighbour) == len(small) and changed.sum() == 1
+    assert canary_matches(neighbour, canary, small_schema).sum() == 1
+    # the record it replaced shared no cell with the canary
+    assert canary_cell_count(small.loc[changed], canary, small_schema) == 0
+    with pytest.raises(DataError, match="already occur"):
+        with_canary(neighbour, canary, small_schema)
+
+
+def test_no_canary_when_every_rare_combination_occurs():
+    schema = DatasetSchema.from_dict({
+        "name": "full", "source": {"path": "unused.csv"},
+        "columns": {"a": {"type": "categorical", "levels": ["x", "y"]},
+                    "b": {"type": "categorical", "levels": ["u", "v"]}},
+        "quasi_identifiers": ["a"], "sensitive": ["b"]})
+    data = schema.conform(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]}))
+    with pytest.raises(DataError, match="no worst-case canary"):
+        worst_case_canary(data, schema, bins=16)
+
+
+def test_statistic_counts_the_canarys_one_and_two_way_cells(small, small_schema):
+    canary = worst_case_canary(small, small_schema, bins=16)
+    num, cnt, cat = canary.record["num"], canary.record["cnt"], canary.record["cat"]
+    other_num = -num  # the opposite extreme bin
+    table = small_schema.conform(pd.DataFrame({
+        "num": [num, num, num, other_num, other_num],
+        "cnt": [cnt, cnt, 5, 5, cnt],
+        "cat": [cat, "a", "a", "a", "b"]}))
+    # matches 3, 2, 1, 0, 1 columns: m + m (m - 1) / 2 = 6 + 3 + 1 + 0 + 1
+    assert canary_cell_count(table, canary, small_schema) == 11
+
+
+# -- the experiment's plumbing, on a generator with a known answer ------------------------------
+
+def test_identity_generator_shows_exactly_the_canarys_cells(small, small_schema):
+    # identity releases its input: the world with the canary adds its 3 one-way and 3 two-way cells
+    # and loses nothing (the replaced record shared no cell)
+    canary = worst_case_canary(small, small_schema, bins=16)
+    spec = {"backend": "identity"}
+    without = canary_statistics(spec, small, small_schema, canary, WITHOUT, range(2))
+    with_ = canary_statistics(spec, small, small_schema, canary, WITH, range(2))
+    assert (with_ - without == 6).all()
+    with pytest.raises(ConfigError, match="needs a DP generator"):
+        nominal_privacy(spec)
+
+
+# -- the under-noised MST control ---------------------------------------------------------------
+
+def test_mst_noise_scale_shrinks_the_noise_and_says_not_dp():
+    correct = make_generator({"backend": "mst", "params": {"epsilon": 1.0}})
+    control = make_generator({"backend": "mst", "params": {"epsilon": 1.0, "noise_multiplier_scale": 0.25}})
+    assert control.noise_multiplier() == pytest.approx(0.25 * correct.noise_multiplier())
+    assert correct.privacy()["guarantee"] == "(epsilon, delta)-DP"
+    assert control.privacy()["guarantee"].startswith(f"{NOT_DP_NOISE} 0.25")
+    from_data = make_generator({"backend": "mst", "params": {"epsilon": 1.0, "domain": "from_data",
+                                                             "noise_multiplier_scale": 0.5}})
+    assert from_data.privacy()["guarantee"].count("not DP") == 2
+
+
+@pytest.mark.parametrize("scale", [0, -0.5, 1.5, float("nan")])
+def test_mst_noise_scale_outside_zero_one_is_refused(scale):
+    with pytest.raises(ConfigError, match="noise_multiplier_scale"):
+        make_generator({"backend": "mst", "params": {"epsilon": 1.0, "noise_multiplier_scale": scale}})
+
+
+# -- the audit of MST and its under-noised control (slow: about a minute on 2 loaded cores) ------
+
+@pytest.mark.slow
+def test_audit_flags_under_noised_mst_and_not_mst_as_configured():
+    from synthrisk.privacy_audit.validation import (
+        CONTROL_SCALE,
+        N_RUNS,
+        actual_epsilon,
+        audit_mst,
+        mst_spec,
+        validation_data,
+    )
+
+    correct = audit_mst(1.0, N_RUNS)
+    control = audit_mst(CONTROL_SCALE, N_RUNS)
+    assert correct.nominal_epsilon == control.nominal_epsilon == 1.0
+    assert correct.epsilon_lower <= correct.nominal_epsilon and not correct.flagged
+    assert control.epsilon_lower > control.nominal_epsilon and control.flagged
+    # the control really spends far more than it claims; the configured MST spends what it claims
+    assert actual_epsilon(mst_spec(CONTROL_SCALE)) > 10 * control.nominal_epsilon
+    assert actual_epsilon(mst_spec(1.0)) == pytest.approx(1.0, rel=0.02)
+
+    # the same seeds give the same counts
+    data, schema = validation_data()
+    canary = worst_case_canary(data, schema, bins=16)
+    first, again = (canary_statistics(mst_spec(CONTROL_SCALE), data, schema, canary, WITH, range(3)) for _ in "ab")
+    assert (first == again).all()
+
+
+# -- the workflow stage -------------------------------------------------------------------------
+
+def _stage_settings(**block):
+    from synthrisk.privacy_audit import stage
+
+    generators = {"mst_eps1": {"backend": "mst", "params": {"epsilon": 1.0}}, "cart": {"backend": "cart"}}
+    return stage.settings_from_config(block, generators, {"simulation": {}})
+
+
+@pytest.mark.parametrize("block, message", [
+    ({"generators": ["nope"]}, "privacy_audit.generators: 'nope'"),
+    ({"dataset": "adult"}, "privacy_audit.dataset"),
+    ({"generators": ["dpgan"], "controls": {"dpgan": {"backend": "synthcity", "plugin": "dpgan"}}}, "own environment"),
+])
+def test_stage_config_errors_name_the_key(block, message):
+    with pytest.raises(ConfigError, match=message):
+        _stage_settings(**block)
+
+
+def test_stage_overrides_epsilon_and_splits_runs_into_blocks():
+    from synthrisk.privacy_audit import stage
+
+    settings = _stage_settings(generators=["mst_eps1"], runs=250, block=100)
+    assert stage.audited_spec(settings, "mst_eps1", 0.5)["params"]["epsilon"] == 0.5
+    assert settings["specs"]["mst_eps1"]["params"]["epsilon"] == 1.0  # the config entry is left alone
+    assert stage.n_blocks(settings) == 3
+    assert [list(stage.block_runs(settings, b))[::49] for b in range(3)] == [[0, 49, 98], [100, 149, 198], [200, 249]]
+
+
+@pytest.mark.slow
+def test_workflow_audit_stage_writes_the_table_and_figure(tmp_path):
+    import yaml
+    from helpers import ROOT, snakemake
+
+    config = {
+        "seeds": [0],
+        "datasets": {"simulation": {"schema": str(ROOT / "config/datasets/simulation.yaml"),
+                                    "n_train": 300, "n_holdout": 200}},
+        "generators": {"mst_eps1": {"backend": "mst", "params": {"epsilon": 1.0}}},
+        # every job pays ~12 s of Python, JAX and compilation: 4 jobs of 2 fits keep this test near a minute
+        "privacy_audit": {"generators": ["control"], "epsilons": [1.0], "runs": 4, "block": 2,
+                          "controls": {"control": {"backend": "mst",
+                                                   "params": {"epsilon": 1.0, "noise_multiplier_scale": 0.05}}}},
+    }
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    snakemake(tmp_path, path, "results/tables/privacy_audit.csv")
+    table = pd.read_csv(tmp_path / "results/tables/privacy_audit.csv")
+    assert list(table["generator"]) == ["control"]
+    assert (table["n_runs"] == 4).all() and (table["n_evaluation"] == 2).all()
+    assert table.set_index("generator").loc["control", "guarantee"].startswith(NOT_DP_NOISE)
+    assert set(table.columns) >= {"nominal_epsilon", "delta", "threshold", "fpr_upper", "fnr_upper", "confidence",
+                                  "epsilon_lower", "flagged"}
+    assert (tmp_path / "results/figures/privacy_audit.png").stat().st_size > 0
+    blocks = sorted((tmp_path / "results/privacy_audit").rglob("block*.csv"))
+    assert len(blocks) == 2 * 2  # worlds x blocks, gathered into one row
+
+
+def test_report_shows_flagged_audits_in_red():
+    from synthrisk.report.html import _frame_html
+
+    table = pd.DataFrame({"generator": ["mst", "<control>"], "epsilon_lower": [0.0, 1.5953], "flagged": [False, True]})
+    page = _frame_html(table)
+    assert "color: #c00" in page and "row1" in page.split("color: #c00")[0]  # the flagged row, not the other
+    assert "&lt;control&gt;" in page and "1.6" in page                      # escaped, numbers as elsewhere
+    assert "color" not in _frame_html(table.assign(flagged=False))           # nothing flagged: the plain table
