@@ -165,3 +165,21 @@ def dp_inputs(wildcards):
     if wildcards.experiment in DP_GRID_EXPERIMENTS:
         return {"grid": "results/dp/grid.parquet"}
     return {}
+
+
+# Functions of privacy_audit.smk (PRIVACY_AUDIT and privacy_audit_stage are set there).
+
+
+def privacy_audit_blocks():
+    s = PRIVACY_AUDIT
+    return expand(
+        "results/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.csv",
+        generator=s["generators"],
+        epsilon=[privacy_audit_stage.epsilon_label(e) for e in s["epsilons"]],
+        world=["without", "with"],
+        block=range(privacy_audit_stage.n_blocks(s)),
+    )
+
+
+def privacy_audit_targets():
+    return ["results/tables/privacy_audit.csv", "results/figures/privacy_audit.png"] if PRIVACY_AUDIT else []

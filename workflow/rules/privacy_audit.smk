@@ -11,21 +11,6 @@ PRIVACY_AUDIT = (
 )
 
 
-def privacy_audit_blocks():
-    s = PRIVACY_AUDIT
-    return expand(
-        "results/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.csv",
-        generator=s["generators"],
-        epsilon=[privacy_audit_stage.epsilon_label(e) for e in s["epsilons"]],
-        world=["without", "with"],
-        block=range(privacy_audit_stage.n_blocks(s)),
-    )
-
-
-def privacy_audit_targets():
-    return ["results/tables/privacy_audit.csv", "results/figures/privacy_audit.png"] if PRIVACY_AUDIT else []
-
-
 if PRIVACY_AUDIT:
 
     rule privacy_audit_fits:
