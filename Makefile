@@ -88,7 +88,7 @@ test-all: setup browser
 
 lint: setup
 	$(BIN)/ruff check .
-	$(BIN)/snakemake --lint
+	$(BIN)/snakemake --lint --software-deployment-method conda
 
 clean-results:
 	rm -rf results .snakemake

@@ -140,5 +140,8 @@ def test_a_generator_runs_in_an_environment_of_its_own(tmp_path):
     status = json.loads((tmp_path / target).read_text())
     assert status["status"] == "ok", status
     assert (tmp_path / ".venv-tinygen-env/.installed").exists()
-    with pytest.raises(ConfigError):
-        make_generator({"backend": "column_shuffle"})
+    # ... and only there: the main environment (a fresh interpreter, no PYTHONPATH) cannot import it.
+    probe = subprocess.run([sys.executable, "-c", "from synthrisk.generators import make_generator; "
+                            "make_generator({'backend': 'column_shuffle'})"],
+                           capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert probe.returncode != 0 and "unknown generator backend 'column_shuffle'" in probe.stderr

@@ -1,11 +1,20 @@
 import functools
 import os
 
+from snakemake.settings.types import DeploymentMethod
+
 # Helpers shared by the rules: target lists derived from the validated config.
 
 # Every rule's software: the main environment (envs/requirements.txt, which `make` installs into .venv),
-# described for conda users in envs/main.yaml (used with --software-deployment-method conda).
-MAIN_CONDA_ENV = os.path.join(workflow.basedir, "envs/main.yaml")
+# described for conda users in envs/main.yaml. The directive is set only when the run deploys with
+# conda (--software-deployment-method conda; `make lint` lints that way): otherwise Snakemake ignores
+# it anyway, except `snakemake --archive`, which would insist on building the conda environment and
+# so fail on a machine without conda.
+MAIN_CONDA_ENV = (
+    os.path.join(workflow.basedir, "envs/main.yaml")
+    if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+    else None
+)
 # Where tables and figures go. Summary scripts get the folder and write there exactly the files
 # their rule declares as outputs.
 TABLES_DIR = "results/tables"
