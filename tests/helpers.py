@@ -79,3 +79,19 @@ def chromium_driver():
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"):
         options.add_argument(flag)
     return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def open_page(page: Path):
+    """`page` opened in headless Chromium, after checking it is self-contained (no http(s) address
+    but XML namespaces): the driver (to quit) and every image as [alt, loaded]."""
+    text = page.read_text()
+    assert "http://" not in text.replace("http://www.w3.org", "") and "https://" not in text  # self-contained
+    driver = chromium_driver()
+    try:
+        driver.get(page.as_uri())
+        images = driver.execute_script(
+            "return Array.from(document.images).map(i => [i.alt, i.complete && i.naturalWidth > 0]);")
+    except BaseException:
+        driver.quit()
+        raise
+    return driver, images

@@ -6,7 +6,7 @@ import re
 import pandas as pd
 import pytest
 import yaml
-from helpers import chromium_driver, snakemake, tiny_config
+from helpers import open_page, snakemake, tiny_config
 
 
 def test_tiny_run_isolates_a_failing_generator(tiny_run):
@@ -60,14 +60,8 @@ def test_summary_puts_risk_next_to_utility(tiny_run):
 
 def test_report_renders_in_headless_chromium(tiny_run):
     tmp_path, _, _ = tiny_run
-    page = tmp_path / "results/report/index.html"
-    text = page.read_text()
-    assert "http://" not in text.replace("http://www.w3.org", "") and "https://" not in text  # self-contained
-    driver = chromium_driver()
+    driver, images = open_page(tmp_path / "results/report/index.html")
     try:
-        driver.get(page.as_uri())
-        images = driver.execute_script(
-            "return Array.from(document.images).map(i => [i.alt, i.complete && i.naturalWidth > 0]);")
         rows = driver.execute_script(
             "return Array.from(document.querySelectorAll('#summary tbody tr'))"
             ".map(r => [r.cells[0].innerText, r.cells[1].innerText]);")

@@ -7,7 +7,6 @@ next to the report, with its comments, so that the user can edit it and rerun wi
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,12 +32,6 @@ class AuditInput:
     files: dict
     #: the inferred schema as commented YAML (None when a schema file was given)
     inferred_yaml: str | None = None
-
-
-def schema_name(path: str) -> str:
-    """A schema name (letters, digits, _) from a file name: `members-2024.csv` -> `members_2024`."""
-    stem = Path(path).name.split(".")[0]
-    return re.sub(r"[^A-Za-z0-9_]+", "_", stem).strip("_") or "audit"
 
 
 def _with_sensitive(schema: DatasetSchema, sensitive: list[str], origin: str) -> DatasetSchema:
@@ -69,7 +62,7 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
                 sensitive: list[str] | None = None) -> AuditInput:
     """Read and check every file; errors name the file and the column."""
     from ..data import load_schema
-    from ..data.infer import infer_schema, schema_yaml
+    from ..data.infer import dataset_name, guess_columns, infer_schema, schema_yaml
     from ..io import read_table
 
     sensitive = list(dict.fromkeys(sensitive or []))
@@ -95,10 +88,10 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
         if len(data.columns) < 2:
             raise SchemaError(f"{train}: has {len(data.columns)} column(s); an audit needs quasi-identifiers and "
                               "a sensitive attribute")
-        source = {"path": str(Path(train).resolve())}
-        parsed = DatasetSchema.from_dict(infer_schema(data, schema_name(train), sensitive, source),
+        source, name, guesses = {"path": str(Path(train).resolve())}, dataset_name(train, "audit"), guess_columns(data)
+        parsed = DatasetSchema.from_dict(infer_schema(data, name, sensitive, source, guesses=guesses),
                                          origin=f"schema inferred from {train}")
-        inferred_yaml = schema_yaml(data, schema_name(train), source, sensitive, what=Path(train).name)
+        inferred_yaml = schema_yaml(data, name, source, sensitive, what=Path(train).name, guesses=guesses)
     typed = {what: parsed.conform(frame.drop(columns=[ROW_ID], errors="ignore"), what=paths[what])
              for what, frame in frames.items()}
     parsed.check_levels(typed["train"], what=train)

@@ -112,10 +112,10 @@ def guess_columns(frame: pd.DataFrame) -> list[ColumnGuess]:
     return [guess_column(str(name), frame[name]) for name in frame.columns]
 
 
-def dataset_name(path: str | Path) -> str:
-    """A schema name from a file name: data/My File.csv.gz -> My_File."""
+def dataset_name(path: str | Path, default: str = "data") -> str:
+    """A schema name (letters, digits, _) from a file name: data/My File.csv.gz -> My_File."""
     stem = Path(path).name.split(".")[0]
-    return re.sub(r"[^A-Za-z0-9_]+", "_", stem).strip("_") or "data"
+    return re.sub(r"[^A-Za-z0-9_]+", "_", stem).strip("_") or default
 
 
 def _roles(guesses: list[ColumnGuess], sensitive) -> tuple[list[str], list[str]]:
@@ -129,10 +129,10 @@ def _roles(guesses: list[ColumnGuess], sensitive) -> tuple[list[str], list[str]]
 
 
 def infer_schema(frame: pd.DataFrame, name: str = "data", sensitive=(), source: dict | None = None,
-                 domain_from_data: bool = False) -> dict:
+                 domain_from_data: bool = False, guesses: list[ColumnGuess] | None = None) -> dict:
     """A schema mapping (as in config/datasets/*.yaml) for `frame`; a column named sensitive is kept
-    even when it would be suggested for dropping."""
-    guesses = guess_columns(frame)
+    even when it would be suggested for dropping. `guesses`: `guess_columns(frame)`, when known."""
+    guesses = guess_columns(frame) if guesses is None else guesses
     quasi_identifiers, sensitive = _roles(guesses, sensitive)
     used = set(quasi_identifiers) | set(sensitive)
     columns = {}
@@ -159,10 +159,10 @@ def _key(name: str) -> str:
 
 
 def schema_yaml(frame: pd.DataFrame, name: str, source: dict, sensitive=(), domain_from_data: bool = False,
-                what: str = "the data") -> str:
+                what: str = "the data", guesses: list[ColumnGuess] | None = None) -> str:
     """The inferred schema as commented YAML, ready to edit and to use."""
-    guesses = guess_columns(frame)
-    schema = infer_schema(frame, name, sensitive, source, domain_from_data)
+    guesses = guess_columns(frame) if guesses is None else guesses
+    schema = infer_schema(frame, name, sensitive, source, domain_from_data, guesses)
     by_name = {g.name: g for g in guesses}
     domain = ("read from the data (--domain-from-data): NOT public metadata; replace with documented values "
               "before trusting any DP guarantee" if domain_from_data else
