@@ -1,15 +1,24 @@
 from synthrisk.workflow import logged
 
 with logged(snakemake):
-    from synthrisk.measures import configured_measures
-    from synthrisk.measures.runner import run_measure
+    from pathlib import Path
 
-    measure = configured_measures(snakemake.config)[snakemake.params.measure]
+    from synthrisk.data import load_schema
+    from synthrisk.measures import configured_measures
+    from synthrisk.measures.runner import plan_runs, run_synthetic_dataset
+
+    def output_stem(measure):
+        """results/{measure}/{dataset}/{generator}/seed{seed}: the run directory of a measure with units,
+        the stem of its .parquet / .json pair otherwise (workflow/rules/common.smk, measure_job_outputs)."""
+        if measure.has_units:
+            return Path(snakemake.output[measure.name])
+        return Path(snakemake.output[f"{measure.name}_summary"]).with_suffix("")
+
     wc = snakemake.wildcards
-    unit = wc.get("unit")
-    key = {"dataset": wc.dataset, "generator": wc.generator, "seed": int(wc.seed),
-           **(measure.unit_key(unit) if unit else {})}
+    measures = {name: (m, m.settings(snakemake.config.get(name)))
+                for name, m in configured_measures(snakemake.config).items()}
     paths = {name: snakemake.input[name] for name in ("members", "non_members", "aux", "real", "synthetic",
                                                      "status", "schema")}
-    run_measure(measure, measure.settings(snakemake.config.get(measure.name)), paths, key, unit,
-                snakemake.output.records, snakemake.output.summary)
+    runs = plan_runs(measures, load_schema(paths["schema"]), output_stem)
+    run_synthetic_dataset(runs, paths, {"dataset": wc.dataset, "generator": wc.generator, "seed": int(wc.seed)},
+                          log_of=lambda run: snakemake.log[run.measure.name])

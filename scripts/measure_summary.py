@@ -4,5 +4,5 @@ with logged(snakemake):
     from synthrisk.measures import configured_measures
 
     measure = configured_measures(snakemake.config)[snakemake.params.measure]
-    measure.summarise(list(snakemake.input.runs), snakemake.params.tables, snakemake.params.figures,
+    measure.summarise(list(snakemake.params.runs), snakemake.params.tables, snakemake.params.figures,
                       measure.settings(snakemake.config.get(measure.name)))

@@ -67,7 +67,7 @@ def workdir(tmp_path) -> Path:
 
 def attack_jobs_started(workdir: Path) -> bool:
     logs = workdir / "results/logs"
-    return any((logs / stage).rglob("*.log") for stage in ("rapid", "mia")) if logs.exists() else False
+    return any((logs / stage).rglob("*.log") for stage in ("measures", "rapid", "mia")) if logs.exists() else False
 
 
 @pytest.mark.slow

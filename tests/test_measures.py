@@ -3,6 +3,7 @@ README's example, run as written in a real Snakemake run), and the shared failur
 
 import json
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -27,7 +28,7 @@ def test_a_measure_is_one_module_plus_one_config_entry(tiny_run):
     page = (workdir / "results/report/index.html").read_text()
     assert "exact_copies" in page and "verdict: membership inference" in page
     rules = snakemake(workdir, config, "--list-rules", env=env).stdout.split()
-    assert {"exact_copies", "exact_copies_summary"} <= set(rules)
+    assert {"measures", "exact_copies_summary"} <= set(rules)
 
 
 def test_an_unknown_setting_of_a_measure_is_named(tiny_run):
@@ -66,7 +67,7 @@ def _frames(tmp_path, generator_status="ok"):
 
 
 class _Raising:
-    name, record_columns = "raising", ("row_id",)
+    name, record_columns, threads = "raising", ("row_id",), 1
 
     def __init__(self, error):
         self.error = error
@@ -78,31 +79,90 @@ class _Raising:
         return ""
 
 
+def _run_one(measure, settings, paths, key, records, summary) -> str:
+    """One measure without units through the workflow's measure job path; its status."""
+    from synthrisk.measures.runner import UnitRun, run_synthetic_dataset
+
+    run = UnitRun(measure, settings, None, Path(records), Path(summary))
+    return run_synthetic_dataset([run], paths, key)[0].status
+
+
 @pytest.mark.parametrize("error, status, reason", [
     (ValueError("singular matrix"), "failed", "ValueError: singular matrix"),
     ("not applicable", "skipped", "needs an aux set"),
 ])
 def test_a_measure_that_raises_or_does_not_apply_is_recorded_not_fatal(tmp_path, error, status, reason):
     from synthrisk.measures import NotApplicable
-    from synthrisk.measures.runner import run_measure
 
     error = NotApplicable("needs an aux set") if error == "not applicable" else error
     paths = _frames(tmp_path)
     key = {"dataset": "adult", "generator": "g", "seed": 0}
-    assert run_measure(_Raising(error), None, paths, key, None, tmp_path / "r.parquet", tmp_path / "r.json") == status
+    assert _run_one(_Raising(error), None, paths, key, tmp_path / "r.parquet", tmp_path / "r.json") == status
     summary = json.loads((tmp_path / "r.json").read_text())
     assert summary == {**key, "status": status, "error": reason}
     assert pd.read_parquet(tmp_path / "r.parquet").columns.tolist() == ["row_id"]
 
 
+def test_one_job_runs_every_unit_of_every_measure_and_a_failure_stops_none(tmp_path):
+    """The workflow's measure job: a measure with units writes one pair per unit into its run
+    directory, a measure that raises is recorded as failed with its traceback in its own log, the
+    measure after it still runs, and the input is loaded once for all of them."""
+    from synthrisk.data import load_schema
+    from synthrisk.measures import Measure, MeasureResult
+    from synthrisk.measures.runner import load_input, plan_runs, run_units
+
+    class PerUnit(Measure):
+        name, record_columns = "per_unit", ("row_id",)
+
+        def units(self, schema, settings):
+            return ["a", "b"]
+
+        def unit_key(self, unit):
+            return {"part": unit}
+
+        def run(self, data, settings, unit):
+            return MeasureResult({"n_members": len(data.members), "unit": unit}, data.members[["row_id"]])
+
+        def log_line(self, result):
+            return f"measured {result.summary['unit']}"
+
+    class Whole(PerUnit):
+        name = "whole"
+        units = Measure.units
+
+    raising = _Raising(ValueError("singular matrix"))
+    raising.has_units = False
+    measures = {"per_unit": (PerUnit(), None), "raising": (raising, None), "whole": (Whole(), None)}
+    paths = _frames(tmp_path)
+    runs = plan_runs(measures, load_schema(paths["schema"]), lambda m: tmp_path / m.name / "seed0")
+    assert [(r.measure.name, r.unit, r.summary_path.relative_to(tmp_path).as_posix()) for r in runs] == [
+        ("per_unit", "a", "per_unit/seed0/a.json"), ("per_unit", "b", "per_unit/seed0/b.json"),
+        ("raising", None, "raising/seed0.json"), ("whole", None, "whole/seed0.json")]
+    loads = []
+
+    def load():
+        loads.append(1)
+        return load_input(paths, 0)
+
+    lines = []
+    outcomes = run_units(runs, load, {"dataset": "adult", "generator": "g", "seed": 0}, announce=lines.append,
+                         log_of=lambda run: tmp_path / f"{run.measure.name}.log")
+    assert [o.status for o in outcomes] == ["ok", "ok", "failed", "ok"] and len(loads) == 1
+    assert json.loads((tmp_path / "per_unit/seed0/b.json").read_text())["part"] == "b"
+    assert json.loads((tmp_path / "whole/seed0.json").read_text())["n_members"] == 100
+    assert json.loads((tmp_path / "raising/seed0.json").read_text())["error"] == "ValueError: singular matrix"
+    assert "Traceback" in (tmp_path / "raising.log").read_text()
+    assert (tmp_path / "per_unit.log").read_text().splitlines() == ["measured a", "measured b"]
+    assert "[3/4] raising: failed (ValueError: singular matrix)" in "\n".join(lines)
+
+
 def test_an_upstream_generator_failure_is_passed_on(tmp_path):
     from synthrisk.measures import measure
-    from synthrisk.measures.runner import run_measure
 
     paths = _frames(tmp_path, generator_status="failed")
     mia = measure("mia")
     key = {"dataset": "adult", "generator": "g", "seed": 0}
-    assert run_measure(mia, mia.settings({}), paths, key, None, tmp_path / "r.parquet", tmp_path / "r.json") == "failed"
+    assert _run_one(mia, mia.settings({}), paths, key, tmp_path / "r.parquet", tmp_path / "r.json") == "failed"
     assert json.loads((tmp_path / "r.json").read_text())["error"] == "generator g failed: boom"
 
 
@@ -116,7 +176,7 @@ def test_a_user_config_runs_exactly_what_it_names(tmp_path):
         "generators": {"cart": {"backend": "cart"}, "independent": {"backend": "independent"}}}))
     dry = snakemake(tmp_path, config, "-n", "--quiet", "rules").stdout
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", dry, re.M))
-    assert counts == {"load_dataset": "1", "split": "1", "generate": "2", "utility": "2", "utility_summary": "1",
+    assert counts == {"load_dataset": "1", "split": "1", "generate": "2", "measures": "2", "utility_summary": "1",
                       "summary": "1", "provenance": "1", "report": "1", "findings": "1", "all": "1",
                       "total": "12"}, dry
 
@@ -130,7 +190,6 @@ def test_a_user_config_runs_exactly_what_it_names(tmp_path):
 ])
 def test_a_measure_without_its_input_is_skipped_with_the_reason(tmp_path, name, empty, reason):
     from synthrisk.measures import measure
-    from synthrisk.measures.runner import run_measure
 
     paths = _frames(tmp_path)
     from synthrisk.io import read_table, write_table
@@ -138,7 +197,7 @@ def test_a_measure_without_its_input_is_skipped_with_the_reason(tmp_path, name, 
     write_table(read_table(paths[empty]).iloc[:0], paths[empty])
     m = measure(name)
     key = {"dataset": "adult", "generator": "g", "seed": 0}
-    assert run_measure(m, m.settings({}), paths, key, None, tmp_path / "r.parquet", tmp_path / "r.json") == "skipped"
+    assert _run_one(m, m.settings({}), paths, key, tmp_path / "r.parquet", tmp_path / "r.json") == "skipped"
     assert reason in json.loads((tmp_path / "r.json").read_text())["error"]
 
 
@@ -172,7 +231,6 @@ def test_control_set_measures_run_summarise_and_give_evidence(tmp_path):
     """singling_out, linkability and inference (the tiny workflow run leaves them out for time):
     run through the shared runner on identity data, then summary table and verdict rows."""
     from synthrisk.measures import measure
-    from synthrisk.measures.runner import run_measure
     from synthrisk.measures.verdict import risk_table
 
     paths = _frames(tmp_path)
@@ -185,7 +243,7 @@ def test_control_set_measures_run_summarise_and_give_evidence(tmp_path):
         for seed in (0, 1):
             out = tmp_path / f"{name}{seed}"
             key = {"dataset": "adult", "generator": "identity", "seed": seed}
-            assert run_measure(m, settings, paths, key, None, f"{out}.parquet", f"{out}.json") == "ok"
+            assert _run_one(m, settings, paths, key, f"{out}.parquet", f"{out}.json") == "ok"
             runs.append(f"{out}.json")
         m.summarise(runs, tables, tmp_path, settings)
         assert (tables / f"{name}.csv").exists() and m.summary_columns(tables) is not None

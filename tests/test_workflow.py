@@ -16,6 +16,12 @@ def test_tiny_run_isolates_a_failing_generator(tiny_run):
     assert status["cart"]["status"] == "ok" and status["independent"]["status"] == "ok"
     assert status["broken"]["status"] == "failed" and "NoSuchSynthesizer" in status["broken"]["error"]
     assert (tmp_path / "results/logs/generate/adult/cart/seed0.log").exists()
+    # one measure job per synthetic run; each measure logs to its own file, RAPID's units to one
+    logs = tmp_path / "results/logs"
+    job = (logs / "measures/adult/cart/seed0.log").read_text()
+    assert "rapid logit-income: ok" in job and "mia: ok" in job and "utility: ok" in job, job
+    assert (logs / "rapid/adult/cart/seed0.log").read_text().count("RAPID = ") == 1  # logit -> income
+    assert "failed: generator broken failed" in (logs / "mia/adult/broken/seed0.log").read_text()
 
     rapid = pd.read_csv(tmp_path / "results/tables/rapid.csv")
     assert set(rapid["generator"]) == {"cart", "independent", "broken"}
@@ -104,7 +110,7 @@ def test_rerun_after_adding_a_generator_touches_only_its_branch(tiny_run):
             for rule, body in zip(blocks[::2], blocks[1::2])]
     per_run = {(rule, wildcards) for rule, wildcards in jobs if wildcards}
     aggregations = {rule for rule, wildcards in jobs if not wildcards}
-    assert {rule for rule, _ in per_run} == {"generate", "rapid", "mia", "dcr", "domias", "utility", "exact_copies"}
+    assert {rule for rule, _ in per_run} == {"generate", "measures"}
     assert all("generator=independent_again" in wildcards for _, wildcards in per_run), per_run
     assert aggregations == {"rapid_summary", "mia_summary", "dcr_summary", "domias_summary", "utility_summary",
                             "exact_copies_summary", "summary", "provenance", "report", "findings", "all"}

@@ -8,15 +8,13 @@ on this release."""
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
 from ..measures import MeasureInput, builtin_measures
-from ..measures.runner import run_on_input
+from ..measures.runner import plan_runs, run_units
 from ..measures.verdict import collect_evidence, risk_table
 from .inputs import AuditInput
 
@@ -66,29 +64,12 @@ def measure_input(data: AuditInput) -> MeasureInput:
 
 def run_measures(data: AuditInput, work: Path, measures: dict) -> list[Run]:
     """Every unit of every measure on the release; per-run JSON and records under `work`."""
-    from ..io import read_json
-
-    plan = [(m, settings, unit) for m, settings in measures.values()
-            for unit in (m.units(data.schema, settings) if m.has_units else [None])]
+    plan = plan_runs(measures, data.schema, lambda measure: work / "runs" / measure.name)
     inputs = measure_input(data)
-    runs = []
-    for index, (measure, settings, unit) in enumerate(plan, 1):
-        name = f"{measure.name}{f' {unit}' if unit else ''}"
-        progress(f"[{index}/{len(plan)}] {name} ...")
-        key = {"dataset": DATASET, "generator": RELEASE, "seed": SEED, **(measure.unit_key(unit) if unit else {})}
-        stem = work / "runs" / measure.name / (unit or "run")
-        start = time.perf_counter()
-        # A measure gets the threads it declares, as a workflow job does: OpenMP libraries (gradient
-        # boosting) otherwise take every core and, on a busy machine, run ten times slower.
-        with threadpool_limits(limits=measure.threads):
-            status = run_on_input(measure, settings, lambda: inputs, key, unit, stem.with_suffix(".parquet"),
-                                  stem.with_suffix(".json"))
-        seconds = time.perf_counter() - start
-        reason = read_json(stem.with_suffix(".json")).get("error")
-        progress(f"[{index}/{len(plan)}] {name}: {status}{f' ({reason})' if reason else ''}, {seconds:.1f} s")
-        runs.append(Run(measure.name, unit, status, reason, seconds, stem.with_suffix(".json"),
-                        stem.with_suffix(".parquet")))
-    return runs
+    outcomes = run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": SEED},
+                         announce=progress)
+    return [Run(o.run.measure.name, o.run.unit, o.status, o.reason, o.seconds, o.run.summary_path, o.run.records_path)
+            for o in outcomes]
 
 
 def summarise(runs: list[Run], measures: dict, work: Path) -> tuple[pd.DataFrame, pd.DataFrame]:

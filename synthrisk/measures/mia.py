@@ -28,7 +28,7 @@ class Mia(Measure):
     caption = "mia.rst"
     risk = "membership"
     record_columns = ("row_id", "member", "distance")
-    threads = 2
+    threads = 1
     order = 20
     Settings = MiaSettings
     summary_labels = {"mia_auc": "MIA AUC", "mia_tpr_low_fpr": "TPR @ low FPR",

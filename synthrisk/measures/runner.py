@@ -1,12 +1,19 @@
-"""Running one measure on one synthetic dataset, with the failure path every measure shares:
+"""Running the measures on one synthetic dataset, with the failure path every measure shares:
 an upstream generator failure or an exception gives a `failed` summary with the error, a measure
 that does not apply a `skipped` one with the reason; either way an empty per-record table is
-written and the workflow goes on."""
+written and the other measures go on. The workflow's measure job (one per dataset x generator x
+seed, workflow/rules/measures.smk) and `synthrisk audit` both run their measures through here."""
 
 from __future__ import annotations
 
+import sys
+import time
 import traceback
 from collections.abc import Callable
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -43,17 +50,6 @@ def load_input(paths: dict, seed: int) -> MeasureInput:
         population_size=pq.read_metadata(paths["real"]).num_rows, seed=seed)
 
 
-def run_measure(measure: Measure, settings, paths: dict, key: dict, unit: str | None,
-                records_path, summary_path) -> str:
-    """Run `measure` for the run `key` ({dataset, generator, seed, ...}); returns the status."""
-    failure = upstream_failure(paths["status"])
-    if failure:
-        write_empty_run(key, "failed", failure, records_path, summary_path, measure.record_columns)
-        return "failed"
-    return run_on_input(measure, settings, lambda: load_input(paths, key["seed"]), key, unit, records_path,
-                        summary_path)
-
-
 def run_on_input(measure: Measure, settings, load: Callable[[], MeasureInput], key: dict, unit: str | None,
                  records_path, summary_path) -> str:
     """Run `measure` on the input `load()` gives (read inside the failure path, so unreadable
@@ -75,3 +71,111 @@ def run_on_input(measure: Measure, settings, load: Callable[[], MeasureInput], k
     write_table(result.records, records_path)
     write_json({**key, **result.summary, "status": "ok", "error": None}, summary_path)
     return "ok"
+
+
+@dataclass(frozen=True)
+class UnitRun:
+    """One job of a measure on one synthetic dataset: the measure and its settings, its unit (None
+    for a measure without units) and where its per-record table and summary JSON go."""
+
+    measure: Measure
+    settings: Any
+    unit: str | None
+    records_path: Path
+    summary_path: Path
+
+    @property
+    def label(self) -> str:
+        return f"{self.measure.name}{f' {self.unit}' if self.unit else ''}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    run: UnitRun
+    status: str
+    reason: str | None
+    seconds: float
+
+
+def plan_runs(measures: dict, schema, stem: Callable[[Measure], Path]) -> list[UnitRun]:
+    """Every unit of every measure ({name: (measure, settings)}) on one synthetic dataset, in the
+    measures' order; `stem(measure)` is the path stem of a measure's outputs (a unit's files are
+    `stem/unit.*`, a measure without units writes `stem.*`)."""
+    runs = []
+    for measure, settings in measures.values():
+        base = Path(stem(measure))
+        for unit in (measure.units(schema, settings) if measure.has_units else [None]):
+            path = base / unit if unit else base
+            runs.append(UnitRun(measure, settings, unit, path.with_suffix(".parquet"), path.with_suffix(".json")))
+    return runs
+
+
+def start_logs(runs: list[UnitRun], log_of: Callable[[UnitRun], Path] | None) -> None:
+    """Empty each run's log file once: the units of a measure append to one log."""
+    for path in dict.fromkeys(log_of(run) for run in runs) if log_of else ():
+        Path(path).write_text("")
+
+
+@contextmanager
+def printing_to(path):
+    """Send what one measure prints (and its tracebacks) to its own log file, after what it printed
+    for its earlier units."""
+    with open(path, "a") as log:
+        old_out, old_err = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = log
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr = old_out, old_err
+
+
+def run_units(runs: list[UnitRun], load: Callable[[], MeasureInput], key: dict,
+              announce: Callable[[str], None] = print, log_of: Callable[[UnitRun], Path] | None = None) -> list[Outcome]:
+    """Every run of `runs` on one input, one after the other in this process (a process per unit
+    spent more time importing pandas and scikit-learn than measuring), each through the shared
+    failure path. The input is loaded inside that path until it loads once, then shared. Each run
+    keeps to the threads its measure declares (OpenMP libraries otherwise take every core);
+    `log_of(run)` names a file for what it prints; `announce` gets a line as each run starts and ends."""
+    from threadpoolctl import threadpool_limits
+
+    from ..io import read_json
+
+    loaded: list[MeasureInput] = []
+
+    def shared_load() -> MeasureInput:
+        if not loaded:
+            loaded.append(load())
+        return loaded[0]
+
+    start_logs(runs, log_of)
+    outcomes = []
+    for index, run in enumerate(runs, 1):
+        announce(f"[{index}/{len(runs)}] {run.label} ...")
+        start = time.perf_counter()
+        run_key = {**key, **(run.measure.unit_key(run.unit) if run.unit else {})}
+        with printing_to(log_of(run)) if log_of else nullcontext(), threadpool_limits(limits=run.measure.threads):
+            status = run_on_input(run.measure, run.settings, shared_load, run_key, run.unit, run.records_path,
+                                  run.summary_path)
+        seconds = time.perf_counter() - start
+        reason = read_json(run.summary_path).get("error")
+        announce(f"[{index}/{len(runs)}] {run.label}: {status}{f' ({reason})' if reason else ''}, {seconds:.1f} s")
+        outcomes.append(Outcome(run, status, reason, seconds))
+    return outcomes
+
+
+def run_synthetic_dataset(runs: list[UnitRun], paths: dict, key: dict, log_of=None,
+                          announce: Callable[[str], None] = print) -> list[Outcome]:
+    """The workflow's measure job: every run of one synthetic dataset (`paths`: the split files,
+    real.parquet, the synthetic data, its status JSON, the schema), or, when its generator failed,
+    a `failed` summary naming that failure for each."""
+    failure = upstream_failure(paths["status"])
+    if failure:
+        announce(f"every measure failed: {failure}")
+        start_logs(runs, log_of)
+        for run in runs:
+            run_key = {**key, **(run.measure.unit_key(run.unit) if run.unit else {})}
+            with printing_to(log_of(run)) if log_of else nullcontext():
+                write_empty_run(run_key, "failed", failure, run.records_path, run.summary_path,
+                                run.measure.record_columns)
+        return [Outcome(run, "failed", failure, 0.0) for run in runs]
+    return run_units(runs, lambda: load_input(paths, key["seed"]), key, announce, log_of)

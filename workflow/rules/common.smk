@@ -84,6 +84,11 @@ def dataset_schema_object(dataset):
     return load_schema(schema_path(dataset))
 
 
+def measure_run_stem(name):
+    """Where measure `name` writes for one dataset x generator x seed (stated once)."""
+    return f"results/{name}/{{dataset}}/{{generator}}/seed{{seed}}"
+
+
 def measure_runs(name):
     """Every summary JSON of measure `name`: one per dataset x generator x seed, or one per unit
     (e.g. RAPID's attacker x sensitive attribute) when the measure has units."""
@@ -93,9 +98,32 @@ def measure_runs(name):
         units = measure.units(dataset_schema_object(dataset), settings)
         for generator in GENERATORS:
             for seed in SEEDS:
-                stem = f"results/{name}/{dataset}/{generator}/seed{seed}"
+                stem = measure_run_stem(name).format(dataset=dataset, generator=generator, seed=seed)
                 runs += [f"{stem}/{unit}.json" for unit in units] if measure.has_units else [f"{stem}.json"]
     return runs
+
+
+def measure_job_outputs():
+    """What the measure job of one dataset x generator x seed writes, per measure: the per-record
+    table and summary JSON, or for a measure with units (whose number depends on the dataset) the
+    run directory that holds one such pair per unit."""
+    outputs = {}
+    for name, measure in MEASURES.items():
+        stem = measure_run_stem(name)
+        if measure.has_units:
+            outputs[name] = directory(stem)
+        else:
+            outputs[f"{name}_records"] = f"{stem}.parquet"
+            outputs[f"{name}_summary"] = f"{stem}.json"
+    return outputs
+
+
+def measure_job_results(name):
+    """The measure job outputs that the summary of measure `name` reads: its summary JSONs, or its
+    run directories (the JSONs inside are listed by `measure_runs`)."""
+    if not MEASURES[name].has_units:
+        return measure_runs(name)
+    return per_run(measure_run_stem(name))
 
 
 def measure_tables(name):

@@ -1,7 +1,10 @@
-# Every measure of a synthetic dataset (synthrisk.measures: RAPID, the membership attacks, utility, ...)
-# through one rule per measure, made here from the registry: the rule is named after the measure (so
-# resources, logs and benchmark files are per measure) and runs scripts/measure.py, which owns the
-# failure path. A measure with units (RAPID: attacker x sensitive attribute) has one job per unit.
+# Every measure of a synthetic dataset (synthrisk.measures: RAPID, the membership attacks, utility, ...).
+# One job per dataset x generator x seed runs them all, one after the other in one process
+# (scripts/measure.py -> synthrisk.measures.runner, which owns the failure path: one measure that
+# fails or does not apply never stops the others). A process per measure, or per RAPID attacker x
+# sensitive attribute, spent more time importing pandas and scikit-learn than measuring. Each
+# measure keeps its own outputs, log and summary rule; a measure with units (RAPID) writes one file
+# pair per unit into its run directory.
 
 MEASURE_INPUTS = {
     "members": "results/data/{dataset}/seed{seed}/train.parquet",
@@ -13,27 +16,20 @@ MEASURE_INPUTS = {
     "status": "results/synthetic/{dataset}/{generator}/seed{seed}.json",
 }
 
-for _measure in MEASURES.values():
-    _run = "seed{seed}/{unit}" if _measure.has_units else "seed{seed}"
+if MEASURES:
 
-    rule:
-        name:
-            _measure.name
+    rule measures:
         input:
             **MEASURE_INPUTS,
             schema=dataset_schema,
         output:
-            records=f"results/{_measure.name}/{{dataset}}/{{generator}}/{_run}.parquet",
-            summary=f"results/{_measure.name}/{{dataset}}/{{generator}}/{_run}.json",
-        params:
-            measure=_measure.name,
-        wildcard_constraints:
-            unit=r"[^/]+",
+            **measure_job_outputs(),
         log:
-            f"results/logs/{_measure.name}/{{dataset}}/{{generator}}/{_run}.log",
+            job="results/logs/measures/{dataset}/{generator}/seed{seed}.log",
+            **{name: f"results/logs/{name}/{{dataset}}/{{generator}}/seed{{seed}}.log" for name in MEASURES},
         benchmark:
-            f"results/benchmarks/{_measure.name}/{{dataset}}/{{generator}}/{_run}.tsv"
-        threads: _measure.threads
+            "results/benchmarks/measures/{dataset}/{generator}/seed{seed}.tsv"
+        threads: max(measure.threads for measure in MEASURES.values())
         group:
             "synthetic_run"
         conda:
@@ -41,11 +37,14 @@ for _measure in MEASURES.values():
         script:
             "../../scripts/measure.py"
 
+
+for _measure in MEASURES.values():
+
     rule:
         name:
             f"{_measure.name}_summary"
         input:
-            runs=measure_runs(_measure.name),
+            runs=measure_job_results(_measure.name),
         output:
             tables=measure_tables(_measure.name),
             figures=[
@@ -55,6 +54,7 @@ for _measure in MEASURES.values():
             ],
         params:
             measure=_measure.name,
+            runs=measure_runs(_measure.name),
             tables=lambda wildcards: TABLES_DIR,
             figures=lambda wildcards: FIGURES_DIR,
         localrule: True
