@@ -191,8 +191,7 @@ def gather(blocks: dict[tuple[str, str], list[pd.DataFrame]], plan_frame: pd.Dat
         ok = {role: frame[frame["status"] == "ok"] for role, frame in frames.items()}
         fits[generator] = {"fits_ok": sum(len(f) for f in ok.values()),
                            "fits_failed": sum(len(frames[r]) - len(ok[r]) for r in ROLES),
-                           "fit_seconds_median": float(pd.concat(ok.values())["fit_seconds"].median())
-                           if any(len(f) for f in ok.values()) else np.nan}
+                           "fit_seconds_median": _median(pd.concat(ok.values())["fit_seconds"])}
         for _, target in targets.iterrows():
             t = int(target["target"])
             train_x, train_y = target_matrix(ok[TRAIN], t)
@@ -211,17 +210,23 @@ def record_name(row) -> str:
     return f"{row['file']}:{row['row']}"
 
 
+def _median(values: pd.Series) -> float:
+    """The median of the values present; NaN (without numpy's empty-slice warning) when none are."""
+    present = values.dropna()
+    return float(present.median()) if len(present) else np.nan
+
+
 def per_generator(per_target: pd.DataFrame, fits: dict, settings: dict) -> pd.DataFrame:
     """Per generator: the fits, the median AUC and the share of targets above chance (all, outliers,
     random), and the most vulnerable records (highest AUC among those above chance)."""
     rows = []
     for generator, part in per_target.groupby("generator", sort=False):
         row = {"generator": generator, **fits[generator], "n_targets": len(part),
-               "n_out_eval": int(part["n_out"].max()), "median_auc": part["auc"].median(),
+               "n_out_eval": int(part["n_out"].max()), "median_auc": _median(part["auc"]),
                "above_chance": int(part["above_chance"].sum()), "share_above_chance": part["above_chance"].mean()}
         for kind, label in ((OUTLIER, "outliers"), (RANDOM, "random")):
             subset = part[part["kind"] == kind]
-            row[f"median_auc_{label}"] = subset["auc"].median() if len(subset) else np.nan
+            row[f"median_auc_{label}"] = _median(subset["auc"])
             row[f"share_above_chance_{label}"] = subset["above_chance"].mean() if len(subset) else np.nan
         vulnerable = part[part["above_chance"]].sort_values(["auc", "target"], ascending=[False, True])
         top = vulnerable.head(settings["most_vulnerable"])
