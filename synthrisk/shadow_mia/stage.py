@@ -189,9 +189,10 @@ def gather(blocks: dict[tuple[str, str], list[pd.DataFrame]], plan_frame: pd.Dat
         frames = {role: pd.concat(blocks[generator, role], ignore_index=True).sort_values("dataset")
                   for role in ROLES}
         ok = {role: frame[frame["status"] == "ok"] for role, frame in frames.items()}
-        fits[generator] = {"fits_ok": sum(len(f) for f in ok.values()),
-                           "fits_failed": sum(len(frames[r]) - len(ok[r]) for r in ROLES),
-                           "fit_seconds_median": _median(pd.concat(ok.values())["fit_seconds"])}
+        done = pd.concat(ok.values())
+        fits[generator] = {"fits_ok": len(done), "fits_failed": sum(len(frames[r]) - len(ok[r]) for r in ROLES),
+                           "fit_seconds_median": _median(done["fit_seconds"]),
+                           "fit_sample_seconds_total": float((done["fit_seconds"] + done["sample_seconds"]).sum())}
         for _, target in targets.iterrows():
             t = int(target["target"])
             train_x, train_y = target_matrix(ok[TRAIN], t)
@@ -217,13 +218,18 @@ def _median(values: pd.Series) -> float:
 
 
 def per_generator(per_target: pd.DataFrame, fits: dict, settings: dict) -> pd.DataFrame:
-    """Per generator: the fits, the median AUC and the share of targets above chance (all, outliers,
-    random), and the most vulnerable records (highest AUC among those above chance)."""
+    """Per generator: the fits, the median AUC and the targets above chance (all, outliers, random)
+    with the count expected by chance alone (each interval misses 0.5 from above with probability
+    (1 - confidence) / 2 when the attack is blind), and the most vulnerable records (highest AUC
+    among those above chance)."""
     rows = []
     for generator, part in per_target.groupby("generator", sort=False):
         row = {"generator": generator, **fits[generator], "n_targets": len(part),
                "n_out_eval": int(part["n_out"].max()), "median_auc": _median(part["auc"]),
-               "above_chance": int(part["above_chance"].sum()), "share_above_chance": part["above_chance"].mean()}
+               "above_chance": int(part["above_chance"].sum()),
+               # the reference of that count: targets whose interval would lie above 0.5 by chance alone
+               "expected_above_by_chance": len(part) * (1 - settings["confidence"]) / 2,
+               "share_above_chance": part["above_chance"].mean()}
         for kind, label in ((OUTLIER, "outliers"), (RANDOM, "random")):
             subset = part[part["kind"] == kind]
             row[f"median_auc_{label}"] = _median(subset["auc"])
@@ -270,6 +276,7 @@ def plot_vulnerable(per_target: pd.DataFrame, path) -> None:
     ax.set_xticks(range(len(counts)), [record_name(r) for _, r in counts.iterrows()], rotation=90, fontsize=6)
     ax.set_yticks(range(n_generators + 1))
     ax.set_ylabel("generators with AUC above chance")
+    ax.set_xlabel("target (split file:row)")
     ax.set_title("red: outlier targets, blue: random targets", fontsize=8)
     save(fig, path)
 
