@@ -276,3 +276,20 @@ def test_workflow_shadow_stage_writes_the_tables_and_figures(tmp_path):
         assert (tmp_path / f"results/figures/{figure}.png").stat().st_size > 0
     blocks = sorted((tmp_path / "results/shadow_mia").rglob("block*.parquet"))
     assert len(blocks) == 2 * (2 + 2)  # generators x (train blocks + eval blocks)
+
+
+def test_report_puts_both_figures_in_the_shadow_section_with_the_caption(tmp_path):
+    from helpers import ROOT
+
+    from synthrisk.figures import save, subplots
+    from synthrisk.report.html import figure_sections
+
+    paths = []
+    for name in ("shadow_mia_auc", "shadow_mia_vulnerable", "privacy_audit"):
+        fig, _ = subplots(1)
+        paths.append(save(fig, tmp_path / f"{name}.png"))
+    sections = {s["title"]: s["figures"] for s in figure_sections(paths, ROOT / "workflow/report")}
+    shadow = sections["Shadow-model membership inference"]
+    assert [f["name"] for f in shadow] == ["shadow_mia_auc", "shadow_mia_vulnerable"]
+    assert "DeLong" in shadow[0]["caption"]
+    assert [f["name"] for f in sections["Empirical ε audit of DP generators"]] == ["privacy_audit"]
