@@ -45,6 +45,7 @@ include: "workflow/rules/measures.smk"
 include: "workflow/rules/rapid.smk"
 include: "workflow/rules/dp.smk"
 include: "workflow/rules/privacy_audit.smk"
+include: "workflow/rules/shadow_mia.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -56,5 +57,6 @@ rule all:
         rapid_simulation_target(),
         expand("results/tables/dp_{experiment}.csv", experiment=DP_EXPERIMENTS),
         privacy_audit_targets(),
+        shadow_mia_results(),
         "results/report/index.html",
         "results/findings/REPRODUCE.md",

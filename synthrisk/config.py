@@ -22,7 +22,7 @@ def non_finite_keys(value, key: str = "") -> list[str]:
 
 
 # Top-level keys that are not measures (the measures' keys come from synthrisk.measures).
-WORKFLOW_KEYS = ("seeds", "datasets", "generators", "dp", "privacy_audit")
+WORKFLOW_KEYS = ("seeds", "datasets", "generators", "dp", "privacy_audit", "shadow_mia")
 
 
 def check_config(config: dict) -> None:

@@ -23,7 +23,8 @@ BEFORE_MEASURES = [("risk_evidence_", "Every attack against its reference", "ris
                    ("risk_utility_", "Risk against utility", "risk_utility.rst"),
                    ("rapid_simulation_", "RAPID: dependence-strength simulation", "rapid_simulation.rst")]
 AFTER_MEASURES = [("dp_", "DP sufficient statistics", "dp.rst"),
-                  ("privacy_audit", "Empirical ε audit of DP generators", "privacy_audit.rst")]
+                  ("privacy_audit", "Empirical ε audit of DP generators", "privacy_audit.rst"),
+                  ("shadow_mia_", "Shadow-model membership inference", "shadow_mia.rst")]
 #: a table column that marks a row as a violation (synthrisk.privacy_audit: epsilon_lower > nominal): shown red
 FLAG_COLUMN = "flagged"
 # Wildcards that a caption reads (as Snakemake's report passes them), recovered from figure names.

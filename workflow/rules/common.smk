@@ -185,6 +185,7 @@ def report_figures():
         figures += [rules.rapid_simulation.output.by_strength, rules.rapid_simulation.output.curves]
     figures += expand("results/figures/dp_{experiment}.png", experiment=DP_EXPERIMENTS)
     figures += [path for path in privacy_audit_targets() if path.endswith(".png")]  # workflow/rules/privacy_audit.smk
+    figures += [path for path in shadow_mia_results() if path.endswith(".png")]  # workflow/rules/shadow_mia.smk
     return figures
 
 
@@ -193,6 +194,7 @@ def report_tables():
     names += ["rapid_simulation"] if rapid_simulation_target() else []
     names += [f"dp_{experiment}" for experiment in DP_EXPERIMENTS]
     names += ["privacy_audit"] if privacy_audit_targets() else []
+    names += ["shadow_mia", "shadow_mia_targets"] if shadow_mia_results() else []
     return {name: f"results/tables/{name}.csv" for name in names}
 
 
@@ -220,3 +222,32 @@ def privacy_audit_blocks():
 
 def privacy_audit_targets():
     return ["results/tables/privacy_audit.csv", "results/figures/privacy_audit.png"] if PRIVACY_AUDIT else []
+
+
+# Functions of shadow_mia.smk (SHADOW_MIA and shadow_mia_stage are set there).
+
+
+def shadow_mia_population(wildcards):
+    """The split files the shadow stage's population comes from (its dataset, the first seed)."""
+    folder = f"results/data/{SHADOW_MIA['dataset']}/seed{SHADOW_MIA['seed']}"
+    return {name: f"{folder}/{name}.parquet" for name in shadow_mia_stage.POPULATION_FILES}
+
+
+def shadow_mia_blocks():
+    return [
+        f"results/shadow_mia/{generator}/{role}/block{block}.parquet"
+        for generator in SHADOW_MIA["generators"]
+        for role in shadow_mia_stage.ROLES
+        for block in range(shadow_mia_stage.n_blocks(SHADOW_MIA, role))
+    ]
+
+
+def shadow_mia_results():
+    if not SHADOW_MIA:
+        return []
+    return [
+        "results/tables/shadow_mia_targets.csv",
+        "results/tables/shadow_mia.csv",
+        "results/figures/shadow_mia_auc.png",
+        "results/figures/shadow_mia_vulnerable.png",
+    ]
