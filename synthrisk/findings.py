@@ -342,8 +342,27 @@ def describe_run(run_dir: str | Path) -> str:
     text = (f"This run: datasets {datasets}; generators {', '.join(f'`{g}`' for g in generators)}"
             + (f" (switched off: {', '.join(f'`{g}`' for g in off)})" if off else "")
             + f"; {len(seeds)} seed{'s' if len(seeds) != 1 else ''}; measures {', '.join(measures) or 'utility only'}"
-            + ("; the DP experiments" if "dp" in config else "; no DP experiments") + ".")
+            + ("; the DP experiments" if "dp" in config else "; no DP experiments")
+            + _describe_audits(config) + ".")
     return text
+
+
+def _describe_audits(config: dict) -> str:
+    """The stages of config/audit.yaml, when the run has them."""
+    from .privacy_audit.stage import DEFAULTS as AUDIT_DEFAULTS
+    from .shadow_mia.stage import DEFAULTS as SHADOW_DEFAULTS
+
+    parts = []
+    if "shadow_mia" in config:
+        shadow = {**SHADOW_DEFAULTS, **(config["shadow_mia"] or {})}
+        parts.append(f"the shadow-model attack on {', '.join(f'`{g}`' for g in shadow['generators'])}"
+                     f" ({shadow['dataset']})")
+    if "privacy_audit" in config:
+        audit = {**AUDIT_DEFAULTS, **(config["privacy_audit"] or {})}
+        epsilons = ", ".join(f"{e:g}" for e in audit["epsilons"])
+        parts.append(f"the empirical ε audit of {', '.join(f'`{g}`' for g in audit['generators'])}"
+                     f" at ε {epsilons}")
+    return "".join(f"; {part}" for part in parts)
 
 
 def _cell(text: str) -> str:
