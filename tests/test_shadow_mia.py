@@ -151,14 +151,56 @@ def test_delong_auc_matches_sklearn_and_the_bootstrap_spread():
     assert delong_auc([1, 1, 1], [1, 1, 1]).auc == 0.5  # ties count a half
 
 
-def test_tpr_at_fpr_reads_the_roc_curve_and_refuses_unresolvable_rates():
-    outs = np.arange(30) / 30            # 0 .. 0.967
-    ins = np.r_[np.full(10, 2.0), np.full(20, 0.5)]
-    at_10 = tpr_at_fpr(ins, outs, 0.1)   # 3 false positives allowed: threshold = 4th highest out score
+def test_tpr_at_fpr_takes_its_threshold_from_other_scores_and_measures_the_fpr_it_reaches():
+    chooser = np.arange(30) / 30               # the training datasets' out-of-bag "out" scores
+    outs = np.r_[np.full(6, 0.95), np.zeros(24)]  # fresh "out" datasets: 6 of 30 score above 0.9
+    ins = np.r_[np.full(10, 2.0), np.full(20, 26 / 30)]  # ties with the threshold do not pass
+    at_10 = tpr_at_fpr(chooser, ins, outs, 0.1)  # 3 false positives allowed: threshold = 4th highest
     assert at_10.resolvable and at_10.threshold == pytest.approx(26 / 30)
-    assert at_10.tpr == pytest.approx(10 / 30) and at_10.low < 1 / 3 < at_10.high
-    at_1 = tpr_at_fpr(ins, outs, 0.01)   # 30 "out" datasets cannot resolve FPR 0.01
-    assert not at_1.resolvable and np.isnan(at_1.tpr)
+    assert at_10.tpr == pytest.approx(10 / 30) and at_10.tpr_low < 1 / 3 < at_10.tpr_high
+    # the FPR is counted on the fresh datasets, not taken from the chooser: 6 / 30, interval above 0.1
+    assert at_10.fpr_reached == pytest.approx(0.2) and at_10.fpr_high > 0.2
+    assert not tpr_at_fpr(chooser, ins, outs, 0.01).resolvable           # 30 chooser scores: FPR 0.01 is 0
+    wide = np.arange(200) / 200
+    assert tpr_at_fpr(wide, ins, outs, 0.01).resolvable is False          # but only 30 fresh "out" datasets
+    at_1 = tpr_at_fpr(wide, ins, np.zeros(100), 0.01)
+    assert at_1.resolvable and not np.isnan(at_1.tpr) and at_1.fpr_reached == 0
+
+
+def test_attack_scores_follow_the_labels_and_unmeasurable_targets_stay_unjudged():
+    from synthrisk.shadow_mia.attack import attack_target
+
+    rng = np.random.default_rng(0)
+    train_y, eval_y = np.tile([0, 1], 100), np.tile([0, 1], 100)
+    train_x = np.c_[train_y + rng.normal(0, 0.1, 200), rng.normal(size=200)]
+    eval_x = np.c_[eval_y + rng.normal(0, 0.1, 200), rng.normal(size=200)]
+    found = attack_target(train_x, train_y, eval_x, eval_y, n_trees=20)
+    assert found["auc"] == 1 and found["above_chance"] and not found["below_chance"]
+    assert found["tpr@0.1"] == 1 and found["tpr@0.01"] == 1 and found["fpr_reached@0.01"] <= 0.02
+    flipped = attack_target(train_x, train_y, eval_x, 1 - eval_y, n_trees=20)  # labels against the features
+    assert flipped["auc"] == 0 and flipped["below_chance"] and not flipped["above_chance"]
+    unmeasured = attack_target(train_x[:3], [1, 1, 1], eval_x, eval_y, n_trees=20)
+    assert np.isnan(unmeasured["auc"]) and unmeasured["above_chance"] is None
+
+
+def test_a_count_above_chance_names_records_only_when_it_beats_chance():
+    def targets(generator, aucs, lows, highs):
+        return pd.DataFrame({"generator": generator, "target": range(len(aucs)), "kind": OUTLIER, "file": "holdout",
+                             "row": range(len(aucs)), "n_out": 30, "auc": aucs,
+                             "above_chance": [None if np.isnan(a) else lo > 0.5 for a, lo in zip(aucs, lows)],
+                             "below_chance": [None if np.isnan(a) else hi < 0.5 for a, hi in zip(aucs, highs)]})
+
+    fits = {"blind": {"fits_ok": 1}, "leaky": {"fits_ok": 1}, "failed": {"fits_ok": 0}}
+    per_target = pd.concat([
+        targets("blind", [0.7, 0.3] + [0.5] * 18, [0.55, 0.1] + [0.3] * 18, [0.9, 0.45] + [0.7] * 18),
+        targets("leaky", [0.8] * 5 + [0.5] * 15, [0.6] * 5 + [0.3] * 15, [0.95] * 5 + [0.7] * 15),
+        targets("failed", [np.nan] * 20, [np.nan] * 20, [np.nan] * 20)])
+    table = stage.per_generator(per_target, fits, {"confidence": 0.95, "most_vulnerable": 2}).set_index("generator")
+    assert table.loc["blind", "above_chance"] == 1 and table.loc["blind", "below_chance"] == 1
+    assert table.loc["blind", "most_vulnerable"].startswith("none: 1 above chance")
+    assert table.loc["leaky", "p_above_chance"] < 0.001 and table.loc["leaky", "most_vulnerable"].count("AUC") == 2
+    assert table.loc["failed", "n_measured"] == 0 and np.isnan(table.loc["failed", "share_above_chance"])
+    assert table.loc["failed", "most_vulnerable"] == "no target measured"
 
 
 # -- the stage's settings and failures -----------------------------------------------------------
@@ -220,6 +262,10 @@ def test_stage_blocks_record_failed_fits_and_gather_counts_them(frames, schema):
     identity = pd.concat(blocks["identity", "train"])
     assert (identity["status"] == "ok").all() and identity.filter(like="set:").notna().all().all()
     assert not identity.filter(like="set:").empty and "t3:within:0" in identity.columns
+    for frame in (identity, pd.concat(blocks["identity", "eval"])):
+        # identity releases its training data: the planted outlier (target 0, unique) is in the
+        # synthetic data exactly when the membership column says it was inserted
+        assert ((frame["t0:within:0"] >= 1).astype(int) == frame["in:0"]).all()
     per_target, generators = stage.gather(blocks, plan_frame, settings)
     assert len(per_target) == 2 * 4
     row = generators.set_index("generator")

@@ -7,18 +7,23 @@ evaluation dataset. At perfect separation the variance is 0 and the interval col
 AUC: the TPR intervals below then show the uncertainty that remains (30 of 30 "in" datasets
 detected bounds the TPR below by 0.88 at 95 %).
 
-TPR at FPR f: the ROC curve read at f on the evaluation datasets: the threshold is the (k + 1)-th
-highest score among the "out" datasets, k = floor(f * n_out) false positives allowed (a dataset is
-called "in" when its score is above it), and the TPR's Clopper-Pearson interval is that of the
-count of "in" datasets above it. With k = 0 (fewer than 1 / f "out" datasets: FPR 0.01 needs 100)
-the FPR cannot be told apart from 0 and the TPR is not reported (NaN, `resolvable` false) rather
-than given a precision the runs do not have.
+TPR at FPR f: the threshold is chosen on the training datasets, never on the datasets that judge
+it: the forest's out-of-bag scores of the training "out" datasets give the threshold that lets
+floor(f * n) of those n pass (a dataset is called "in" when its score is above it). On the
+evaluation datasets the TPR and the FPR reached at that threshold are then counted, each with its
+Clopper-Pearson interval: the FPR is measured, not assumed. Reading the threshold off the
+evaluation ROC curve instead would judge it on the datasets that chose it, and understate the FPR
+(the 4th highest of 30 "out" scores passes about 4 / 31 of fresh ones, not 0.1). An FPR below
+1 / n_out on either side (FPR 0.01 needs 100 "out" datasets among the training and among the
+evaluation datasets) cannot be told apart from 0: its TPR is not reported (NaN) rather than given
+a precision the runs do not have.
 
 A target whose AUC interval includes 0.5 (chance) is "not above chance", never a risk.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,47 +62,76 @@ def delong_auc(in_scores, out_scores, confidence: float = CONFIDENCE) -> Auc:
 
 @dataclass(frozen=True)
 class TprAtFpr:
-    fpr: float
+    fpr: float             # the FPR asked for
     resolvable: bool
-    tpr: float
-    low: float
-    high: float
     threshold: float
+    tpr: float
+    tpr_low: float
+    tpr_high: float
+    fpr_reached: float     # on the evaluation "out" datasets, at the threshold
+    fpr_high: float
 
 
-def tpr_at_fpr(in_scores, out_scores, fpr: float, confidence: float = CONFIDENCE) -> TprAtFpr:
-    """The TPR at the threshold allowing floor(fpr * n_out) false positives (module doc)."""
-    x, y = np.asarray(in_scores, dtype=float), np.sort(np.asarray(out_scores, dtype=float))[::-1]
+def proportion_interval(hits: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    interval = binomtest(hits, n).proportion_ci(confidence, method="exact")
+    return float(interval.low), float(interval.high)
+
+
+def threshold_at_fpr(out_scores, fpr: float) -> float | None:
+    """The threshold that lets floor(fpr * n) of the n "out" scores above it, or None when that is
+    0 (fewer than 1 / fpr scores: the FPR cannot be told apart from 0)."""
+    y = np.sort(np.asarray(out_scores, dtype=float))[::-1]
     allowed = int(np.floor(fpr * len(y) + 1e-9))
     if allowed < 1:
-        return TprAtFpr(fpr, False, np.nan, np.nan, np.nan, np.nan)
-    threshold = float(y[allowed]) if allowed < len(y) else -np.inf
-    hits = int((x > threshold).sum())
-    interval = binomtest(hits, len(x)).proportion_ci(confidence, method="exact")
-    return TprAtFpr(fpr, True, hits / len(x), float(interval.low), float(interval.high), threshold)
+        return None
+    return float(y[allowed]) if allowed < len(y) else -np.inf
+
+
+def tpr_at_fpr(threshold_out_scores, in_scores, out_scores, fpr: float, confidence: float = CONFIDENCE) -> TprAtFpr:
+    """TPR and reached FPR on (in_scores, out_scores) at the threshold chosen on
+    `threshold_out_scores` (module doc)."""
+    x, y = np.asarray(in_scores, dtype=float), np.asarray(out_scores, dtype=float)
+    threshold = threshold_at_fpr(threshold_out_scores, fpr)
+    if threshold is None or np.floor(fpr * len(y) + 1e-9) < 1:
+        return TprAtFpr(fpr, False, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan)
+    hits, false = int((x > threshold).sum()), int((y > threshold).sum())
+    tpr_low, tpr_high = proportion_interval(hits, len(x), confidence)
+    _, fpr_high = proportion_interval(false, len(y), confidence)
+    return TprAtFpr(fpr, True, threshold, hits / len(x), tpr_low, tpr_high, false / len(y), fpr_high)
 
 
 def attack_scores(train_x: np.ndarray, train_y: np.ndarray, eval_x: np.ndarray, n_trees: int = N_TREES,
-                  seed: int = 0) -> np.ndarray:
-    """The forest's probability of "in" for each evaluation dataset."""
-    forest = RandomForestClassifier(n_estimators=n_trees, random_state=seed, n_jobs=1)
-    forest.fit(train_x, train_y)
-    return forest.predict_proba(eval_x)[:, list(forest.classes_).index(1)]
+                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The forest's probability of "in": out-of-bag for each training dataset (the scores of
+    datasets no tree that scores them has seen, to choose thresholds on), and for each evaluation
+    dataset. The out-of-bag bookkeeping does not change the trees."""
+    forest = RandomForestClassifier(n_estimators=n_trees, random_state=seed, n_jobs=1, oob_score=True)
+    with warnings.catch_warnings():
+        # a training dataset that every tree drew has no out-of-bag score (NaN; left out below)
+        warnings.simplefilter("ignore", UserWarning)
+        forest.fit(train_x, train_y)
+    column = list(forest.classes_).index(1)
+    return forest.oob_decision_function_[:, column], forest.predict_proba(eval_x)[:, column]
 
 
 def attack_target(train_x, train_y, eval_x, eval_y, n_trees: int = N_TREES, seed: int = 0,
                   fprs=FPRS, confidence: float = CONFIDENCE) -> dict:
-    """One target's attack: AUC and its interval, TPR at each FPR with its interval, the counts, and
-    whether the AUC interval lies above chance."""
+    """One target's attack: AUC and its interval, TPR (and the FPR reached) at each FPR with their
+    intervals, the counts, and whether the AUC interval lies above or below chance (missing when
+    the target could not be measured: too few successful fits)."""
     train_y, eval_y = np.asarray(train_y, dtype=int), np.asarray(eval_y, dtype=int)
     row = {"n_train": len(train_y), "n_in": int(eval_y.sum()), "n_out": int((1 - eval_y).sum())}
+    per_fpr = [f"{key}@{f:g}" for f in fprs for key in ("tpr", "tpr_low", "tpr_high", "fpr_reached", "fpr_high")]
     if len(set(train_y)) < 2 or min(row["n_in"], row["n_out"]) < 2:
-        return {**row, "auc": np.nan, "auc_low": np.nan, "auc_high": np.nan, "above_chance": False,
-                **{f"{key}@{f:g}": np.nan for f in fprs for key in ("tpr", "tpr_low", "tpr_high")}}
-    scores = attack_scores(np.asarray(train_x), train_y, np.asarray(eval_x), n_trees, seed)
+        return {**row, "auc": np.nan, "auc_low": np.nan, "auc_high": np.nan, "above_chance": None,
+                "below_chance": None, **dict.fromkeys(per_fpr, np.nan)}
+    oob, scores = attack_scores(np.asarray(train_x), train_y, np.asarray(eval_x), n_trees, seed)
+    oob_out = oob[(train_y == 0) & ~np.isnan(oob)]
     auc = delong_auc(scores[eval_y == 1], scores[eval_y == 0], confidence)
-    row.update(auc=auc.auc, auc_low=auc.low, auc_high=auc.high, above_chance=bool(auc.low > CHANCE))
+    row.update(auc=auc.auc, auc_low=auc.low, auc_high=auc.high, above_chance=bool(auc.low > CHANCE),
+               below_chance=bool(auc.high < CHANCE))
     for f in fprs:
-        tpr = tpr_at_fpr(scores[eval_y == 1], scores[eval_y == 0], f, confidence)
-        row.update({f"tpr@{f:g}": tpr.tpr, f"tpr_low@{f:g}": tpr.low, f"tpr_high@{f:g}": tpr.high})
+        tpr = tpr_at_fpr(oob_out, scores[eval_y == 1], scores[eval_y == 0], f, confidence)
+        row.update({f"tpr@{f:g}": tpr.tpr, f"tpr_low@{f:g}": tpr.tpr_low, f"tpr_high@{f:g}": tpr.tpr_high,
+                    f"fpr_reached@{f:g}": tpr.fpr_reached, f"fpr_high@{f:g}": tpr.fpr_high})
     return row

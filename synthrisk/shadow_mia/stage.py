@@ -16,9 +16,10 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binomtest
 
 from ..data.schema import DatasetSchema
-from ..errors import ConfigError
+from ..errors import ConfigError, DataError
 from ..figures import save, subplots
 from ..generators.base import BACKEND_ENVIRONMENTS
 from ..tables import write_table_formats
@@ -50,6 +51,8 @@ TARGETS_TABLE, GENERATORS_TABLE = "shadow_mia_targets", "shadow_mia"
 POPULATION_FILES = ("holdout", "aux")
 STATUS_COLUMNS = ["role", "dataset", "generator", "seed", "status", "error", "fit_seconds", "sample_seconds"]
 ROLE_POOL = {TRAIN: SHADOW, EVAL: EVALUATION}
+#: level of the test that a generator's count of targets above chance beats chance
+ALPHA = 0.05
 
 
 def settings_from_config(block: dict | None, generators: dict, datasets: dict, seeds: list) -> dict:
@@ -110,6 +113,9 @@ def population_frames(frames: dict[str, pd.DataFrame], schema: DatasetSchema) ->
     out = {}
     for name in POPULATION_FILES:
         frame = frames[name]
+        if "row_id" not in frame.columns:
+            raise DataError(f"shadow_mia population ({name}.parquet): no row_id column; the split files of "
+                            "synthrisk.data.split carry one")
         typed = schema.conform(frame[list(schema.columns)], what=f"shadow_mia population ({name}.parquet)")
         out[name] = typed.assign(row_id=frame["row_id"].to_numpy())
     return out
@@ -143,8 +149,12 @@ def run_block(frames: dict[str, pd.DataFrame], schema: DatasetSchema, plan_frame
     """One block job: per shadow dataset of the block, its status, membership (`in:t`), set
     features (`set:...`) and target features (`t{t}:...`). A failed fit leaves its features NaN."""
     schema = stage_schema(schema, settings)
-    records = pd.concat([f.drop(columns="row_id") for f in population_frames(frames, schema).values()],
-                        ignore_index=True)
+    population = population_frames(frames, schema)
+    row_ids = np.concatenate([f["row_id"].to_numpy() for f in population.values()])
+    if not np.array_equal(row_ids, plan_frame["row_id"].to_numpy()):
+        raise DataError("shadow_mia plan (plan.parquet): its records are not the population's split files in "
+                        "order; it was made from other split files: rerun the plan job")
+    records = pd.concat([f.drop(columns="row_id") for f in population.values()], ignore_index=True)
     feature_map = FeatureMap.fit(schema, records, settings["bins"], settings["radii"])
     targets = targets_of(plan_frame)
     target_positions = targets.index.to_numpy()
@@ -163,9 +173,13 @@ def run_block(frames: dict[str, pd.DataFrame], schema: DatasetSchema, plan_frame
                "sample_seconds": status["sample_seconds"]}
         row.update({f"in:{t}": int(m) for t, m in zip(targets["target"], membership[j], strict=True)})
         if status["status"] == "ok":
-            row.update(zip(set_names, feature_map.set_features(synthetic), strict=True))
-            row.update(zip(target_columns(plan_frame, feature_map),
-                           feature_map.target_features(synthetic, target_records).ravel(), strict=True))
+            try:
+                features = dict(zip(set_names, feature_map.set_features(synthetic), strict=True))
+                features.update(zip(target_columns(plan_frame, feature_map),
+                                    feature_map.target_features(synthetic, target_records).ravel(), strict=True))
+                row.update(features)
+            except Exception as exc:  # noqa: BLE001 - a dataset whose features fail is recorded like a failed fit
+                row.update(status="failed", error=f"features: {type(exc).__name__}: {exc}")
         rows.append(row)
     columns = (STATUS_COLUMNS + [f"in:{t}" for t in targets["target"]] + set_names
                + target_columns(plan_frame, feature_map))
@@ -217,27 +231,46 @@ def _median(values: pd.Series) -> float:
     return float(present.median()) if len(present) else np.nan
 
 
+def count_beats_chance(above: int, n: int, confidence: float) -> float:
+    """One-sided binomial p-value of `above` of `n` blind targets' intervals lying wholly above 0.5,
+    each with probability (1 - confidence) / 2."""
+    return float(binomtest(above, n, (1 - confidence) / 2, alternative="greater").pvalue) if n else np.nan
+
+
 def per_generator(per_target: pd.DataFrame, fits: dict, settings: dict) -> pd.DataFrame:
     """Per generator: the fits, the median AUC and the targets above chance (all, outliers, random)
-    with the count expected by chance alone (each interval misses 0.5 from above with probability
-    (1 - confidence) / 2 when the attack is blind), and the most vulnerable records (highest AUC
-    among those above chance)."""
+    over the targets that could be measured, read against two references: the count expected by
+    chance alone (each interval misses 0.5 from above with probability (1 - confidence) / 2 when
+    the attack is blind; `p_above_chance` is the binomial test of the count against it) and its
+    mirror, the intervals wholly below 0.5 (a blind attack puts as many there; on the blind
+    controls DeLong's interval misses 0.5 somewhat more often than its nominal rate). The most
+    vulnerable records (highest AUC among those above chance) are named only when the count beats
+    both references; otherwise no record is singled out."""
     rows = []
     for generator, part in per_target.groupby("generator", sort=False):
-        row = {"generator": generator, **fits[generator], "n_targets": len(part),
+        measured = part[part["auc"].notna()]
+        above, below = int(measured["above_chance"].astype(bool).sum()), int(measured["below_chance"].astype(bool).sum())
+        p_value = count_beats_chance(above, len(measured), settings["confidence"])
+        row = {"generator": generator, **fits[generator], "n_targets": len(part), "n_measured": len(measured),
                "n_out_eval": int(part["n_out"].max()), "median_auc": _median(part["auc"]),
-               "above_chance": int(part["above_chance"].sum()),
-               # the reference of that count: targets whose interval would lie above 0.5 by chance alone
-               "expected_above_by_chance": len(part) * (1 - settings["confidence"]) / 2,
-               "share_above_chance": part["above_chance"].mean()}
+               "above_chance": above, "below_chance": below,
+               "expected_above_by_chance": len(measured) * (1 - settings["confidence"]) / 2,
+               "p_above_chance": p_value,
+               "share_above_chance": above / len(measured) if len(measured) else np.nan}
         for kind, label in ((OUTLIER, "outliers"), (RANDOM, "random")):
-            subset = part[part["kind"] == kind]
+            subset = measured[measured["kind"] == kind]
             row[f"median_auc_{label}"] = _median(subset["auc"])
-            row[f"share_above_chance_{label}"] = subset["above_chance"].mean() if len(subset) else np.nan
-        vulnerable = part[part["above_chance"]].sort_values(["auc", "target"], ascending=[False, True])
-        top = vulnerable.head(settings["most_vulnerable"])
+            row[f"share_above_chance_{label}"] = (subset["above_chance"].astype(bool).mean() if len(subset)
+                                                  else np.nan)
+        beats_chance = len(measured) > 0 and p_value <= ALPHA and above > below
+        vulnerable = measured[measured["above_chance"].astype(bool)].sort_values(["auc", "target"],
+                                                                                 ascending=[False, True])
+        top = vulnerable.head(settings["most_vulnerable"]) if beats_chance else vulnerable.iloc[:0]
         row["most_vulnerable"] = ("; ".join(f"{record_name(r)} ({r['kind']}, AUC {r['auc']:.2f})"
-                                            for _, r in top.iterrows()) or "none above chance")
+                                            for _, r in top.iterrows())
+                                  or (f"none: {above} above chance is not more than chance gives"
+                                      f" ({below} below, binomial p {p_value:.2g})" if len(measured)
+                                      else "no target measured"))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -267,7 +300,8 @@ def plot_auc(per_target: pd.DataFrame, path, confidence: float = CONFIDENCE) -> 
 
 def plot_vulnerable(per_target: pd.DataFrame, path) -> None:
     """Per target: the number of generators on which its AUC interval lies above chance."""
-    counts = (per_target.groupby(["target", "kind", "file", "row"], sort=False)["above_chance"].sum()
+    counts = (per_target.assign(above_chance=per_target["above_chance"].astype(bool))
+              .groupby(["target", "kind", "file", "row"], sort=False)["above_chance"].sum()
               .reset_index().sort_values(["above_chance", "target"], ascending=[False, True]))
     n_generators = per_target["generator"].nunique()
     fig, (ax,) = subplots(1, width=max(5.0, 0.28 * len(counts) + 1.5), height=3.8)

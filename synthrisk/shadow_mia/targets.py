@@ -6,8 +6,10 @@ position in that split file) and its `row_id` (its row in real.parquet), so outp
 id and never by value.
 
 Targets (Meeus, Guépin, Creţu & de Montjoye, "Achilles' Heels", ESORICS 2023): each record's
-vulnerability is its mean Gower distance to its k = 5 nearest other records of the population
-(synthrisk.mia's exact search, ranges from the population); the `n_outliers` highest are the
+vulnerability is its mean distance to its k = 5 nearest other records of the population. Meeus et
+al. use a cosine distance on one-hot categoricals and min-max scaled numerics; here the distance is
+Gower's (synthrisk.mia's exact search, ranges from the population), the distance every other
+synthrisk attack uses on mixed records: an adaptation, so the ranking may differ from theirs. The `n_outliers` highest are the
 outlier targets, then `n_random` of the rest drawn uniformly are the random targets (reported
 apart: they say what an average record risks). Every other record goes to one of two disjoint
 pools of equal size: the shadow pool, from which the classifier's training datasets are drawn, and
