@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -84,6 +85,23 @@ def stage_breakdown(tree: Path) -> pd.DataFrame:
             .agg(jobs=("job_seconds", "size"), job_seconds=("job_seconds", "sum"), cpu_seconds=("cpu_seconds", "sum")))
 
 
+def measure_breakdown(tree: Path) -> pd.Series:
+    """Seconds per measure, summed over runs: from the rules' benchmark files where each measure
+    was a rule of its own, from the measure job logs' "[i/n] measure unit: status, s" lines where
+    one job runs them all."""
+    root, logs = tree / "results/benchmarks", tree / "results/logs/measures"
+    seconds: dict[str, float] = {}
+    if logs.is_dir():
+        for log in logs.rglob("*.log"):
+            for match in re.finditer(r"^\[\d+/\d+\] (\w+)[^:]*: \w+.*, ([0-9.]+) s$", log.read_text(), re.M):
+                seconds[match[1]] = seconds.get(match[1], 0.0) + float(match[2])
+    else:
+        for name in builtin_measures():
+            for path in (root / name).rglob("*.tsv") if (root / name).is_dir() else ():
+                seconds[name] = seconds.get(name, 0.0) + float(pd.read_csv(path, sep="\t")["s"].iloc[0])
+    return pd.Series(seconds, name="seconds").sort_values(ascending=False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old-commit", required=True, help="the peer: the workflow at this commit")
@@ -109,6 +127,8 @@ def main() -> None:
         table[("ratio old/new", column)] = table[("old", column)] / table[("new", column)]
     print("\nper stage (sums over jobs):")
     print(table.round(1).to_string())
+    print("\nmeasures (seconds summed over runs; one job per measure and unit, or time inside the one job):")
+    print(pd.concat({side: measure_breakdown(base / side) for side in sides}, axis=1).round(1).to_string())
     print("\nwhole run:")
     print(pd.DataFrame(totals).T.assign(
         wall_ratio=lambda t: t["wall_seconds"]["old"] / t["wall_seconds"]).round(2).to_string())
