@@ -13,9 +13,10 @@ import pandas as pd
 
 from ..io import finite_or_null, read_table
 from ..measures.base import RISKS
+from ..measures.runner import Outcome
 from ..measures.verdict import risk_table
 from . import explain
-from .run import SEED, Run
+from .run import SEED
 
 PACKAGES = ("synthrisk", "numpy", "pandas", "scikit-learn", "scipy", "sdmetrics")
 
@@ -30,22 +31,21 @@ def _row(table: pd.DataFrame) -> list[dict]:
     return [{k: _clean(v) for k, v in r.items()} for r in table.to_dict("records")]
 
 
-def _run_of(row: dict, runs: list[Run]) -> Run | None:
+def _run_of(row: dict, runs: list[Outcome]) -> Outcome | None:
     """The run whose records hold the attack of a verdict row (RAPID: its attacker x sensitive unit)."""
     unit = None
     if row["measure"] == "rapid":
         attacker, sensitive = [part.strip() for part in row["attack"].split("->", 1)]
         unit = f"{attacker}-{sensitive}"
-    return next((r for r in runs if r.measure == row["measure"] and r.unit == unit and r.status == "ok"), None)
+    return next((r for r in runs if r.measure_name == row["measure"] and r.unit == unit and r.status == "ok"), None)
 
 
-def _reasons(runs: list[Run], names: list[str]) -> str:
-    parts = [f"{r.measure}{f' {r.unit}' if r.unit else ''} {r.status}: {r.reason}"
-             for r in runs if r.measure in names and r.status != "ok"]
+def _reasons(runs: list[Outcome], names: list[str]) -> str:
+    parts = [f"{r.run.label} {r.status}: {r.reason}" for r in runs if r.measure_name in names and r.status != "ok"]
     return "; ".join(dict.fromkeys(parts)) or "no measure of this risk is registered"
 
 
-def risk_entries(risks: pd.DataFrame, runs: list[Run], measures: dict, data) -> list[dict]:
+def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data) -> list[dict]:
     """One entry per risk type, measured or not (then with the reasons)."""
     entries = []
     for risk, label in RISKS.items():
@@ -59,7 +59,7 @@ def risk_entries(risks: pd.DataFrame, runs: list[Run], measures: dict, data) -> 
         at_risk = row["verdict"].startswith("at risk")
         # Subgroups of an attack that does not beat its reference would rank noise.
         run = _run_of(row, runs) if at_risk else None
-        records = read_table(run.records_path) if run else pd.DataFrame()
+        records = read_table(run.run.records_path) if run else pd.DataFrame()
         entries.append({
             "risk": risk, "label": label, "measured": True, "at_risk": at_risk,
             "verdict": row["verdict"], "meaning": explain.meaning(row),
@@ -67,16 +67,16 @@ def risk_entries(risks: pd.DataFrame, runs: list[Run], measures: dict, data) -> 
                                                      "ci_low", "ci_high", "tpr_at_1e-02", "tpr_at_1e-03", "detail")},
             "n_attacks": row["n_attacks"], "n_attacks_beating": row["n_attacks_beating"], "measures": names,
             "subgroups": explain.subgroups(row, records, data.members, data.schema),
-            "not_run": _reasons(runs, names) if any(r.measure in names and r.status != "ok" for r in runs) else None})
+            "not_run": _reasons(runs, names) if any(r.measure_name in names and r.status != "ok" for r in runs) else None})
     return entries
 
 
-def measure_entries(runs: list[Run], measures: dict, evidence: pd.DataFrame) -> list[dict]:
+def measure_entries(runs: list[Outcome], measures: dict, evidence: pd.DataFrame) -> list[dict]:
     """Every measure with its runs' status and time, and for a risk measure its own verdict (its
     strongest attack against its reference)."""
     entries = []
     for name, (measure, settings) in measures.items():
-        own = [r for r in runs if r.measure == name]
+        own = [r for r in runs if r.measure_name == name]
         statuses = {r.status for r in own}
         status = "ok" if "ok" in statuses else ("failed" if "failed" in statuses else "skipped")
         verdict = None
@@ -113,7 +113,7 @@ def utility_entry(tables: Path) -> dict | None:
     return {**scores, "meaning": sentence, "efficacy": _row(efficacy)}
 
 
-def build(data, runs: list[Run], measures: dict, evidence: pd.DataFrame, risks: pd.DataFrame, work: Path,
+def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, risks: pd.DataFrame, work: Path,
           seconds: float) -> dict:
     from ..versions import library_versions
 

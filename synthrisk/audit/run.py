@@ -8,13 +8,12 @@ on this release."""
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from ..measures import MeasureInput, builtin_measures
-from ..measures.runner import plan_runs, run_units
+from ..measures.runner import Outcome, plan_runs, run_units
 from ..measures.verdict import collect_evidence, risk_table
 from .inputs import AuditInput
 
@@ -29,17 +28,6 @@ DATASET, RELEASE = "audit", "release"
 #: knowledge. The forest has 200 trees instead of the paper's 500 (its RAPID moves by less than the
 #: interval on Adult) so that 30,000 x 30,000 records take minutes on 2 cores.
 AUDIT_SETTINGS = {"rapid": {"attackers": ["rf", "cart", "gbm", "logit", "linear", "rf_cal"], "n_trees": 200}}
-
-
-@dataclass
-class Run:
-    measure: str
-    unit: str | None
-    status: str
-    reason: str | None
-    seconds: float
-    summary_path: Path
-    records_path: Path
 
 
 def progress(message: str) -> None:
@@ -62,23 +50,21 @@ def measure_input(data: AuditInput) -> MeasureInput:
         population_size=len(data.members) + len(data.holdout), seed=SEED)
 
 
-def run_measures(data: AuditInput, work: Path, measures: dict) -> list[Run]:
+def run_measures(data: AuditInput, work: Path, measures: dict) -> list[Outcome]:
     """Every unit of every measure on the release; per-run JSON and records under `work`."""
     plan = plan_runs(measures, data.schema, lambda measure: work / "runs" / measure.name)
     inputs = measure_input(data)
-    outcomes = run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": SEED},
-                         announce=progress)
-    return [Run(o.run.measure.name, o.run.unit, o.status, o.reason, o.seconds, o.run.summary_path, o.run.records_path)
-            for o in outcomes]
+    return run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": SEED},
+                     announce=progress)
 
 
-def summarise(runs: list[Run], measures: dict, work: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+def summarise(runs: list[Outcome], measures: dict, work: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each measure's tables (its own `summarise`), then (evidence, risk table)."""
     tables, figures = work / "tables", work / "figures"
     for name, (measure, settings) in measures.items():
-        paths = [str(r.summary_path) for r in runs if r.measure == name]
+        paths = [str(r.run.summary_path) for r in runs if r.measure_name == name]
         if paths:
             measure.summarise(paths, tables, figures, settings)
-    summarised = {name: m for name, (m, _) in measures.items() if any(r.measure == name for r in runs)}
+    summarised = {name: m for name, (m, _) in measures.items() if any(r.measure_name == name for r in runs)}
     evidence = collect_evidence(summarised, tables)
     return evidence, risk_table(evidence)

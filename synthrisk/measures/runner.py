@@ -88,6 +88,10 @@ class UnitRun:
     def label(self) -> str:
         return f"{self.measure.name}{f' {self.unit}' if self.unit else ''}"
 
+    def key(self, base: dict) -> dict:
+        """The identifying keys of this run's summary: the synthetic dataset's, plus the unit's."""
+        return {**base, **(self.measure.unit_key(self.unit) if self.unit else {})}
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -95,6 +99,14 @@ class Outcome:
     status: str
     reason: str | None
     seconds: float
+
+    @property
+    def measure_name(self) -> str:
+        return self.run.measure.name
+
+    @property
+    def unit(self) -> str | None:
+        return self.run.unit
 
 
 def plan_runs(measures: dict, schema, stem: Callable[[Measure], Path]) -> list[UnitRun]:
@@ -114,6 +126,10 @@ def start_logs(runs: list[UnitRun], log_of: Callable[[UnitRun], Path] | None) ->
     """Empty each run's log file once: the units of a measure append to one log."""
     for path in dict.fromkeys(log_of(run) for run in runs) if log_of else ():
         Path(path).write_text("")
+
+
+def _printing_to_log(run: UnitRun, log_of: Callable[[UnitRun], Path] | None):
+    return printing_to(log_of(run)) if log_of else nullcontext()
 
 
 @contextmanager
@@ -152,9 +168,8 @@ def run_units(runs: list[UnitRun], load: Callable[[], MeasureInput], key: dict,
     for index, run in enumerate(runs, 1):
         announce(f"[{index}/{len(runs)}] {run.label} ...")
         start = time.perf_counter()
-        run_key = {**key, **(run.measure.unit_key(run.unit) if run.unit else {})}
-        with printing_to(log_of(run)) if log_of else nullcontext(), threadpool_limits(limits=run.measure.threads):
-            status = run_on_input(run.measure, run.settings, shared_load, run_key, run.unit, run.records_path,
+        with _printing_to_log(run, log_of), threadpool_limits(limits=run.measure.threads):
+            status = run_on_input(run.measure, run.settings, shared_load, run.key(key), run.unit, run.records_path,
                                   run.summary_path)
         seconds = time.perf_counter() - start
         reason = read_json(run.summary_path).get("error")
@@ -173,9 +188,8 @@ def run_synthetic_dataset(runs: list[UnitRun], paths: dict, key: dict, log_of=No
         announce(f"every measure failed: {failure}")
         start_logs(runs, log_of)
         for run in runs:
-            run_key = {**key, **(run.measure.unit_key(run.unit) if run.unit else {})}
-            with printing_to(log_of(run)) if log_of else nullcontext():
-                write_empty_run(run_key, "failed", failure, run.records_path, run.summary_path,
+            with _printing_to_log(run, log_of):
+                write_empty_run(run.key(key), "failed", failure, run.records_path, run.summary_path,
                                 run.measure.record_columns)
         return [Outcome(run, "failed", failure, 0.0) for run in runs]
     return run_units(runs, lambda: load_input(paths, key["seed"]), key, announce, log_of)

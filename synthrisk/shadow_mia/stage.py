@@ -162,6 +162,7 @@ def run_block(frames: dict[str, pd.DataFrame], schema: DatasetSchema, plan_frame
     membership = membership_matrix(n_datasets(settings, role), len(targets), settings["seed"], role)
     pool = pool_positions(plan_frame, ROLE_POOL[role])
     set_names = [f"set:{n}" for n in feature_map.set_feature_names()]
+    target_names = target_columns(plan_frame, feature_map)
     rows = []
     for j in block_datasets(settings, role, block):
         positions = dataset_rows(pool, target_positions, membership[j], settings["n_shadow_records"],
@@ -175,14 +176,13 @@ def run_block(frames: dict[str, pd.DataFrame], schema: DatasetSchema, plan_frame
         if status["status"] == "ok":
             try:
                 features = dict(zip(set_names, feature_map.set_features(synthetic), strict=True))
-                features.update(zip(target_columns(plan_frame, feature_map),
-                                    feature_map.target_features(synthetic, target_records).ravel(), strict=True))
+                features.update(zip(target_names, feature_map.target_features(synthetic, target_records).ravel(),
+                                    strict=True))
                 row.update(features)
             except Exception as exc:  # noqa: BLE001 - a dataset whose features fail is recorded like a failed fit
                 row.update(status="failed", error=f"features: {type(exc).__name__}: {exc}")
         rows.append(row)
-    columns = (STATUS_COLUMNS + [f"in:{t}" for t in targets["target"]] + set_names
-               + target_columns(plan_frame, feature_map))
+    columns = STATUS_COLUMNS + [f"in:{t}" for t in targets["target"]] + set_names + target_names
     return pd.DataFrame(rows).reindex(columns=columns)
 
 

@@ -221,7 +221,7 @@ def privacy_audit_blocks():
 
 
 def privacy_audit_targets():
-    return ["results/tables/privacy_audit.csv", "results/figures/privacy_audit.png"] if PRIVACY_AUDIT else []
+    return list(rules.privacy_audit_table.output) if PRIVACY_AUDIT else []
 
 
 # Functions of shadow_mia.smk (SHADOW_MIA and shadow_mia_stage are set there).
@@ -243,11 +243,4 @@ def shadow_mia_blocks():
 
 
 def shadow_mia_results():
-    if not SHADOW_MIA:
-        return []
-    return [
-        "results/tables/shadow_mia_targets.csv",
-        "results/tables/shadow_mia.csv",
-        "results/figures/shadow_mia_auc.png",
-        "results/figures/shadow_mia_vulnerable.png",
-    ]
+    return list(rules.shadow_mia_table.output) if SHADOW_MIA else []
