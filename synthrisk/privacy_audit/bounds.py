@@ -27,9 +27,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy.stats import binomtest
 
 from ..errors import ConfigError
+from ..proportions import clopper_pearson
 
 #: the confidence level of every Clopper-Pearson bound in the audit, unless a caller says otherwise
 CONFIDENCE = 0.95
@@ -37,11 +37,10 @@ CONFIDENCE = 0.95
 
 def clopper_pearson_upper(errors: int, trials: int, confidence: float = CONFIDENCE) -> float:
     """Upper end of the exact (Clopper-Pearson) two-sided interval for an error rate."""
-    if trials < 1:
-        raise ConfigError(f"privacy audit: an error rate needs at least one run, got {trials}")
-    if not 0 <= errors <= trials:
-        raise ConfigError(f"privacy audit: {errors} errors out of {trials} runs is not a count of errors")
-    return float(binomtest(int(errors), int(trials)).proportion_ci(confidence, method="exact").high)
+    try:
+        return clopper_pearson(errors, trials, confidence)[1]
+    except ConfigError as error:
+        raise ConfigError(f"privacy audit: error rate: {error}") from None
 
 
 def _check(delta: float, confidence: float) -> None:

@@ -27,10 +27,11 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binomtest, norm
+from scipy.stats import norm
 from sklearn.ensemble import RandomForestClassifier
 
 from ..errors import DataError
+from ..proportions import clopper_pearson
 
 #: the reference point of every AUC: a classifier that guesses
 CHANCE = 0.5
@@ -72,11 +73,6 @@ class TprAtFpr:
     fpr_high: float
 
 
-def proportion_interval(hits: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    interval = binomtest(hits, n).proportion_ci(confidence, method="exact")
-    return float(interval.low), float(interval.high)
-
-
 def threshold_at_fpr(out_scores, fpr: float) -> float | None:
     """The threshold that lets floor(fpr * n) of the n "out" scores above it, or None when that is
     0 (fewer than 1 / fpr scores: the FPR cannot be told apart from 0)."""
@@ -95,8 +91,8 @@ def tpr_at_fpr(threshold_out_scores, in_scores, out_scores, fpr: float, confiden
     if threshold is None or np.floor(fpr * len(y) + 1e-9) < 1:
         return TprAtFpr(fpr, False, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan)
     hits, false = int((x > threshold).sum()), int((y > threshold).sum())
-    tpr_low, tpr_high = proportion_interval(hits, len(x), confidence)
-    _, fpr_high = proportion_interval(false, len(y), confidence)
+    tpr_low, tpr_high = clopper_pearson(hits, len(x), confidence)
+    _, fpr_high = clopper_pearson(false, len(y), confidence)
     return TprAtFpr(fpr, True, threshold, hits / len(x), tpr_low, tpr_high, false / len(y), fpr_high)
 
 
