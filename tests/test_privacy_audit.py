@@ -231,7 +231,9 @@ def _stage_settings(**block):
 @pytest.mark.parametrize("block, message", [
     ({"generators": ["nope"]}, "privacy_audit.generators: 'nope'"),
     ({"dataset": "adult"}, "privacy_audit.dataset"),
-    ({"generators": ["dpgan"], "controls": {"dpgan": {"backend": "synthcity", "plugin": "dpgan"}}}, "own environment"),
+    ({"generators": ["cart"]}, "generators.cart: the privacy audit needs a DP generator"),
+    # synthcity's DPGAN takes delta = 1 / n from the data when none is given: no nominal delta to test
+    ({"generators": ["dpgan"], "controls": {"dpgan": {"backend": "synthcity", "plugin": "dpgan"}}}, "params.delta"),
 ])
 def test_stage_config_errors_name_the_key(block, message):
     with pytest.raises(ConfigError, match=message):
@@ -246,6 +248,69 @@ def test_stage_overrides_epsilon_and_splits_runs_into_blocks():
     assert settings["specs"]["mst_eps1"]["params"]["epsilon"] == 1.0  # the config entry is left alone
     assert stage.n_blocks(settings) == 3
     assert [list(stage.block_runs(settings, b))[::49] for b in range(3)] == [[0, 49, 98], [100, 149, 198], [200, 249]]
+
+
+def test_synthcity_dp_plugins_are_audited_in_their_environment_on_the_public_cells():
+    """A synthcity DP plugin states its (epsilon, delta) and that its domain comes from the data; the
+    audit accepts it and draws the canary's cells from MST's public discretisation (it has none)."""
+    from synthrisk.generators.mst import DEFAULT_BINS
+    from synthrisk.privacy_audit import stage
+
+    controls = {"privbayes": {"backend": "synthcity", "plugin": "privbayes", "params": {"epsilon": 1.0}},
+                "dpgan": {"backend": "synthcity", "plugin": "dpgan", "params": {"delta": 1e-5}}}
+    settings = _stage_settings(generators=["privbayes", "dpgan"], controls=controls, epsilons=[0.5, 2.0])
+    privacy = nominal_privacy(stage.audited_spec(settings, "privbayes", 0.5), "privbayes")
+    assert (privacy["epsilon"], privacy["delta"], privacy["domain"]) == (0.5, 0.0, "from_data")
+    assert privacy["guarantee"].startswith("not DP: domain read from the data")
+    assert nominal_privacy(stage.audited_spec(settings, "dpgan", 2.0), "dpgan")["delta"] == 1e-5
+    assert stage.canary_bins(settings["specs"]["privbayes"], "privbayes") == DEFAULT_BINS
+    assert stage.canary_bins({"backend": "mst", "params": {"epsilon": 1.0, "bins": 8}}, "mst") == 8
+    assert make_generator({"backend": "synthcity", "plugin": "adsgan"}).privacy() is None  # not a DP plugin
+
+
+def test_workflow_fits_an_isolated_generators_blocks_in_its_environment(tmp_path):
+    import re
+
+    import yaml
+    from helpers import ROOT, snakemake
+
+    config = {"seeds": [0],
+              "datasets": {"simulation": {"schema": str(ROOT / "config/datasets/simulation.yaml"),
+                                          "n_train": 300, "n_holdout": 200}},
+              "generators": {"mst_eps1": {"backend": "mst", "params": {"epsilon": 1.0}}},
+              "privacy_audit": {"generators": ["mst_eps1", "privbayes"], "epsilons": [1.0], "runs": 4, "block": 2,
+                                "controls": {"privbayes": {"backend": "synthcity", "plugin": "privbayes"}}}}
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    done = snakemake(tmp_path, path, "results/tables/privacy_audit.csv", "-n", "--quiet", "rules")
+    planned = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", done.stdout, re.M)}
+    assert planned["privacy_audit_fits"] == 4 and planned["privacy_audit_fits_isolated"] == 4
+    if not (ROOT / ".venv-synthcity/.installed").exists():
+        assert planned["generator_env"] == 1
+
+
+@pytest.mark.slow
+def test_audit_flags_synthcity_privbayes_whose_domain_comes_from_the_data(tmp_path):
+    """Builds .venv-synthcity (if absent) and audits synthcity's PrivBayes at epsilon 1 with 40 fits per
+    world: the canary's extreme values widen the range its synthetic values are drawn in, and that
+    shows in every fit with the canary (measured: 100 of 100 with a count > 0, 0 of 100 without)."""
+    import yaml
+    from helpers import ROOT, snakemake
+
+    config = {"seeds": [0],
+              "datasets": {"simulation": {"schema": str(ROOT / "config/datasets/simulation.yaml"),
+                                          "n_train": 300, "n_holdout": 200}},
+              "generators": {"independent": {"backend": "independent"}},
+              "privacy_audit": {"generators": ["privbayes"], "epsilons": [1.0], "runs": 40, "block": 20,
+                                "controls": {"privbayes": {"backend": "synthcity", "plugin": "privbayes"}}}}
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    snakemake(tmp_path, path, "results/tables/privacy_audit.csv")
+    row = pd.read_csv(tmp_path / "results/tables/privacy_audit.csv").set_index("generator").loc["privbayes"]
+    assert row["guarantee"].startswith("not DP: domain read from the data")
+    # 20 evaluation runs per world without an error bound epsilon below by log(0.832 / 0.168) = 1.6
+    assert row["flagged"] and row["epsilon_lower"] > 1.0, row.to_dict()
+    assert row["mean_count_without"] == 0 < row["mean_count_with"]
 
 
 @pytest.mark.slow

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..errors import DataError, DomainError, SchemaError
+from ..errors import ConfigError, DataError, DomainError, SchemaError
 
 CATEGORICAL, CONTINUOUS, INTEGER = "categorical", "continuous", "integer"
 NUMERIC_TYPES = (CONTINUOUS, INTEGER)
@@ -93,6 +93,16 @@ class DatasetSchema:
             "quasi_identifiers": self.quasi_identifiers, "sensitive": self.sensitive,
             "drop": self.drop,
         }
+
+    def restricted(self, columns: list[str], what: str) -> DatasetSchema:
+        """This schema on `columns` only (their roles, levels and bounds kept); an error naming
+        `what` (the config key that lists them) when one is not a column of the schema."""
+        unknown = [c for c in columns if c not in self.columns]
+        if unknown:
+            raise ConfigError(f"{what}: {unknown} are not columns of dataset {self.name!r} ({self.origin})")
+        return replace(self, columns={c: self.columns[c] for c in columns},
+                       quasi_identifiers=[c for c in self.quasi_identifiers if c in columns],
+                       sensitive=[c for c in self.sensitive if c in columns])
 
     @property
     def categorical(self) -> list[str]:

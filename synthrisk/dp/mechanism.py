@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import dp_accounting
 import numpy as np
 
 from ..errors import ConfigError, DataError
@@ -27,6 +26,10 @@ def check_privacy(epsilon: float, delta: float, clip: float) -> None:
 
 def gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
     """Noise standard deviation of the analytic Gaussian mechanism for an l2 `sensitivity`."""
+    # imported here: the canary of the privacy audit (MST's public domain, in this module's
+    # importers) is also built in generator environments of their own, which have no dp-accounting
+    import dp_accounting
+
     return float(dp_accounting.get_sigma_gaussian(epsilon, delta)) * sensitivity
 
 

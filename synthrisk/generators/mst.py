@@ -43,6 +43,8 @@ from ..errors import ConfigError
 from .base import Generator, register
 
 ROUNDS = ("one_way", "scores", "tree")
+#: equal-width bins of a numeric column's public bounds, unless `params.bins` says otherwise
+DEFAULT_BINS = 16
 DOMAINS = ("public", "from_data")
 NOT_DP = "not DP: domain read from the data"
 #: the prefix of the guarantee of an audit control whose noise is deliberately too small
@@ -54,7 +56,7 @@ class MSTColumn:
     NaN last). Built from public metadata (`public`) or, by explicit opt-in, from data."""
 
     def __init__(self, name: str, categorical: bool, levels: list[str] | None = None,
-                 bounds: tuple[float, float] | None = None, bins: int = 16):
+                 bounds: tuple[float, float] | None = None, bins: int = DEFAULT_BINS):
         self.name, self.categorical = name, categorical
         if categorical:
             self.levels = [v for v in levels if v != MISSING_LEVEL] + [MISSING_LEVEL]
@@ -148,7 +150,7 @@ class MSTGenerator(Generator):
 
     libraries = ("mbi", "jax", "dp-accounting")
 
-    def __init__(self, seed: int = 0, epsilon: float | None = None, delta: float = 1e-6, bins: int = 16,
+    def __init__(self, seed: int = 0, epsilon: float | None = None, delta: float = 1e-6, bins: int = DEFAULT_BINS,
                  iters: int = 1000, domain: str = "public", noise_multiplier_scale: float = 1.0):
         super().__init__(seed)
         if epsilon is None:

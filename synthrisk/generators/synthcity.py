@@ -10,6 +10,12 @@ codes over the training levels (missing values a level of their own), and plugin
 `encoder` get one that treats exactly those columns as discrete, whatever their number of levels
 (synthcity's default guess calls any column with more than 10 distinct values continuous). On the
 way back codes are rounded and clipped into the training domain, and integer columns rounded.
+
+The DP plugins (DP_PLUGINS) state the (epsilon, delta) they are configured with, and that the
+release is NOT differentially private end to end: the levels, the numeric ranges and synthcity's
+own encoder are read from the training data, so a record can move the domain (a value beyond the
+others widens the range that every synthetic value is clipped to). The empirical epsilon audit
+(synthrisk.privacy_audit, config/audit_synthcity.yaml) measures what that costs.
 """
 
 from __future__ import annotations
@@ -24,6 +30,13 @@ from ..data.schema import CATEGORICAL, INTEGER, DatasetSchema
 from ..errors import ConfigError, DataError
 from .base import Generator, register
 
+#: synthcity's DP plugins: the delta each uses when none is configured (PrivBayes is pure epsilon-DP,
+#: delta 0). PATE-GAN is not listed: it sets delta to 1 / n^1.5 from the data whatever it is given.
+DP_PLUGINS = {"dpgan": None, "privbayes": 0.0, "aim": 1e-9}
+#: synthcity's default epsilon per DP plugin (its constructors' defaults)
+DEFAULT_EPSILON = {"dpgan": 1.0, "privbayes": 1.0, "aim": 1.0}
+NOT_DP_DOMAIN = "not DP: domain read from the data (levels, ranges and synthcity's encoder)"
+
 
 @register("synthcity")
 class SynthcityGenerator(Generator):
@@ -34,6 +47,15 @@ class SynthcityGenerator(Generator):
             raise ConfigError("synthcity backend: set `plugin` (e.g. adsgan, dpgan, ddpm, bayesian_network)")
         super().__init__(seed=seed, **params)
         self.plugin_name = plugin
+
+    def privacy(self) -> dict | None:
+        if self.plugin_name not in DP_PLUGINS:
+            return None
+        delta = self.params.get("delta", DP_PLUGINS[self.plugin_name])
+        return {"epsilon": float(self.params.get("epsilon", DEFAULT_EPSILON[self.plugin_name])),
+                # DPGAN without a delta uses 1 / n (synthcity's GAN): known only once fitted
+                "delta": None if delta is None else float(delta), "domain": "from_data",
+                "guarantee": NOT_DP_DOMAIN}
 
     def _encode(self, train: pd.DataFrame, schema: DatasetSchema) -> pd.DataFrame:
         numeric_missing = [c for c in schema.numeric if train[c].isna().any()]

@@ -39,6 +39,9 @@ def nominal_privacy(spec: dict, name: str = "generator") -> dict:
     if not privacy or "epsilon" not in privacy:
         raise ConfigError(f"generators.{name}: the privacy audit needs a DP generator (one whose privacy() "
                           "states epsilon and delta); this one promises no guarantee")
+    if privacy.get("delta") is None:
+        raise ConfigError(f"generators.{name}: its delta depends on the data it is fitted on; set params.delta "
+                          "so that the audit has a nominal (epsilon, delta) to test")
     return privacy
 
 

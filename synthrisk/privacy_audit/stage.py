@@ -4,7 +4,13 @@ A config with a `privacy_audit:` block (config/audit.yaml) audits each listed ge
 listed epsilon (its `params.epsilon` replaced): `runs` fits per world (with / without the canary),
 `block` fits per job, on the first `n_records` records of `dataset`'s real.parquet restricted to
 `columns`. `generators` names entries of the config's `generators` or of `controls`, audit-only
-specs (the under-noised MST) that the rest of the run never sees.
+specs (the under-noised MST, a synthcity DP plugin) that the rest of the run never sees.
+
+A generator with an environment of its own (synthcity's plugins) fits its blocks there
+(scripts/privacy_audit_fits_isolated.py); `run_block` is the same job in either environment.
+The canary's cells are the generator's own discretised domain when it has one (MST's `bins`),
+otherwise MST's public discretisation at its default bin count: the cells the statistic counts
+are then fixed by the schema's public metadata, whatever the generator does inside.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..figures import save, subplots
-from ..generators.base import BACKEND_ENVIRONMENTS, make_generator
+from ..generators.base import make_generator
+from ..generators.mst import DEFAULT_BINS
 from ..tables import write_table_formats
 from .bounds import CONFIDENCE
 from .canary import worst_case_canary
@@ -48,12 +55,13 @@ def settings_from_config(block: dict | None, generators: dict, datasets: dict) -
         if name not in known:
             raise ConfigError(f"privacy_audit.generators: {name!r} is neither in generators nor in "
                               f"privacy_audit.controls (known: {sorted(known)})")
-        if known[name].get("backend") in BACKEND_ENVIRONMENTS:
-            raise ConfigError(f"privacy_audit.generators: {name!r} runs in its own environment "
-                              f"({known[name]['backend']}); the audit stage fits in the main one only")
     if settings["runs"] < 2:
         raise ConfigError(f"privacy_audit.runs: needs at least 2 fits per world, got {settings['runs']}")
     settings["specs"] = {name: known[name] for name in settings["generators"]}
+    for name in settings["generators"]:  # a generator that claims no (epsilon, delta): refused here, not in a job
+        nominal_privacy(settings["specs"][name], name)
+        for epsilon in settings["epsilons"]:
+            nominal_privacy(audited_spec(settings, name, epsilon), name)
     return settings
 
 
@@ -76,28 +84,45 @@ def block_runs(settings: dict, block: int) -> range:
     return range(block * settings["block"], min((block + 1) * settings["block"], settings["runs"]))
 
 
-def audit_data(real: pd.DataFrame, settings: dict) -> pd.DataFrame:
-    missing = [c for c in settings["columns"] if c not in real.columns]
-    if missing:
-        raise ConfigError(f"privacy_audit.columns: {missing} are not columns of dataset {settings['dataset']!r}")
-    return real.loc[:, settings["columns"]].head(settings["n_records"]).reset_index(drop=True)
+def audit_data(real: pd.DataFrame, schema, settings: dict) -> tuple[pd.DataFrame, object]:
+    """The audited records (the first `n_records` of `real` on the audit's columns) and the schema
+    restricted to those columns."""
+    schema = schema.restricted(list(settings["columns"]), what="privacy_audit.columns")
+    data = schema.conform(real.loc[:, list(schema.columns)].head(settings["n_records"]).reset_index(drop=True),
+                          what=f"privacy_audit: dataset {settings['dataset']!r}")
+    return data, schema
+
+
+def canary_bins(spec: dict, generator: str) -> int:
+    """The bin count of the canary's cells: the generator's own (MST's `bins`), or MST's default for
+    a generator without a discretised domain of its own (module doc)."""
+    return int(getattr(make_generator(spec, name=generator), "bins", None) or DEFAULT_BINS)
 
 
 def run_block(real: pd.DataFrame, schema, settings: dict, generator: str, epsilon: float, world: str,
               block: int) -> pd.DataFrame:
     """The statistic of one block of fits of one world: columns run, statistic."""
-    data = audit_data(real, settings)
+    data, schema = audit_data(real, schema, settings)
     spec = audited_spec(settings, generator, epsilon)
     nominal_privacy(spec, generator)
-    bins = getattr(make_generator(spec, name=generator), "bins", None)
-    if bins is None:
-        raise ConfigError(f"privacy_audit.generators: {generator!r} has no discretised domain (`bins`); the "
-                          "canary's cells are those of MST's domain")
-    canary = worst_case_canary(data, schema, bins)
+    canary = worst_case_canary(data, schema, canary_bins(spec, generator))
     runs = block_runs(settings, block)
     statistics = canary_statistics(spec, data, schema, canary, world, runs,
                                    n_synthetic=settings["synthetic_per_record"] * len(data), name=generator)
     return pd.DataFrame({"run": list(runs), "statistic": statistics})
+
+
+def block_job(real_path, schema_path, settings: dict, generator: str, epsilon: float, world: str, block: int,
+              output) -> None:
+    """One audit job, in whichever environment its generator runs: `run_block` from the files to the
+    block's CSV."""
+    from ..data import load_schema
+    from ..io import read_table, write_table
+
+    frame = run_block(read_table(real_path), load_schema(schema_path), settings, generator, float(epsilon), world,
+                      int(block))
+    print(frame.describe().to_string())
+    write_table(frame, output)
 
 
 def gather(blocks: dict[tuple[str, float, str], list[pd.DataFrame]], settings: dict) -> pd.DataFrame:

@@ -12,7 +12,6 @@ gather step that trains and judges a classifier per (generator, target).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -98,14 +97,7 @@ def settings_from_config(block: dict | None, generators: dict, datasets: dict, s
 
 def stage_schema(schema: DatasetSchema, settings: dict) -> DatasetSchema:
     """The dataset's schema restricted to the stage's columns (their levels and bounds kept)."""
-    columns = settings["columns"] or list(schema.columns)
-    unknown = [c for c in columns if c not in schema.columns]
-    if unknown:
-        raise ConfigError(f"shadow_mia.columns: {unknown} are not columns of dataset {settings['dataset']!r} "
-                          f"({schema.origin})")
-    return replace(schema, columns={c: schema.columns[c] for c in columns},
-                   quasi_identifiers=[c for c in schema.quasi_identifiers if c in columns],
-                   sensitive=[c for c in schema.sensitive if c in columns])
+    return schema.restricted(settings["columns"] or list(schema.columns), what="shadow_mia.columns")
 
 
 def population_frames(frames: dict[str, pd.DataFrame], schema: DatasetSchema) -> dict[str, pd.DataFrame]:

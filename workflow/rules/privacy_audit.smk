@@ -9,6 +9,13 @@ PRIVACY_AUDIT = (
     if "privacy_audit" in config
     else None
 )
+# An audited generator with an environment of its own (synthcity's DP plugins) fits its blocks there,
+# like its generate jobs (generate.smk); its environment joins the ones the workflow builds.
+AUDIT_SPECS = PRIVACY_AUDIT["specs"] if PRIVACY_AUDIT else {}
+ENVIRONMENTS.update({env: str(path) for env, path in generator_environments(AUDIT_SPECS, workflow.basedir).items()})
+AUDIT_ENVIRONMENT = {g: generator_environment(spec, workflow.basedir) for g, spec in AUDIT_SPECS.items()}
+AUDIT_ISOLATED = [g for g, env in AUDIT_ENVIRONMENT.items() if env is not None]
+AUDIT_MAIN = [g for g in AUDIT_SPECS if g not in AUDIT_ISOLATED]
 
 
 if PRIVACY_AUDIT:
@@ -25,6 +32,7 @@ if PRIVACY_AUDIT:
             epsilon=r"[0-9.e+-]+",
             world="without|with",
             block=r"\d+",
+            generator=names_pattern(AUDIT_MAIN),
         log:
             "results/logs/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.log",
         benchmark:
@@ -33,6 +41,35 @@ if PRIVACY_AUDIT:
             MAIN_CONDA_ENV
         script:
             "../../scripts/privacy_audit_fits.py"
+
+    rule privacy_audit_fits_isolated:
+        input:
+            real=lambda wc: f"results/data/{PRIVACY_AUDIT['dataset']}/real.parquet",
+            schema=lambda wc: schema_path(PRIVACY_AUDIT["dataset"]),
+            env=lambda wc: environment_stamp(AUDIT_ENVIRONMENT[wc.generator]),
+        output:
+            "results/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.csv",
+        params:
+            settings=lambda wc: json.dumps(PRIVACY_AUDIT),
+            python=lambda wc: environment_python(AUDIT_ENVIRONMENT[wc.generator]),
+            script=os.path.join(workflow.basedir, "scripts/privacy_audit_fits_isolated.py"),
+        wildcard_constraints:
+            epsilon=r"[0-9.e+-]+",
+            world="without|with",
+            block=r"\d+",
+            generator=names_pattern(AUDIT_ISOLATED),
+        log:
+            job="results/logs/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.log",
+            # what the libraries write below Python (torch, C extensions)
+            stream="results/logs/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.stream.log",
+        benchmark:
+            "results/benchmarks/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.tsv"
+        conda:
+            MAIN_CONDA_ENV
+        shell:
+            "{params.python} {params.script} --generator {wildcards.generator} --epsilon {wildcards.epsilon}"
+            " --world {wildcards.world} --block {wildcards.block} --settings {params.settings:q}"
+            " --real {input.real} --schema {input.schema} --output {output} --log {log.job} > {log.stream} 2>&1"
 
     rule privacy_audit_table:
         input:
