@@ -234,6 +234,9 @@ def _stage_settings(**block):
     ({"generators": ["cart"]}, "generators.cart: the privacy audit needs a DP generator"),
     # synthcity's DPGAN takes delta = 1 / n from the data when none is given: no nominal delta to test
     ({"generators": ["dpgan"], "controls": {"dpgan": {"backend": "synthcity", "plugin": "dpgan"}}}, "params.delta"),
+    # PrivBayes claims pure epsilon-DP; a delta would be reported, then fail every fit inside synthcity
+    ({"generators": ["pb"], "controls": {"pb": {"backend": "synthcity", "plugin": "privbayes",
+                                                "params": {"delta": 1e-5}}}}, "privbayes takes no `delta`"),
 ])
 def test_stage_config_errors_name_the_key(block, message):
     with pytest.raises(ConfigError, match=message):
@@ -262,6 +265,7 @@ def test_synthcity_dp_plugins_are_audited_in_their_environment_on_the_public_cel
     privacy = nominal_privacy(stage.audited_spec(settings, "privbayes", 0.5), "privbayes")
     assert (privacy["epsilon"], privacy["delta"], privacy["domain"]) == (0.5, 0.0, "from_data")
     assert privacy["guarantee"].startswith("not DP: domain read from the data")
+    assert "n times too small" in privacy["guarantee"]  # synthcity's PrivBayes's own fault, stated
     assert nominal_privacy(stage.audited_spec(settings, "dpgan", 2.0), "dpgan")["delta"] == 1e-5
     assert stage.canary_bins(settings["specs"]["privbayes"], "privbayes") == DEFAULT_BINS
     assert stage.canary_bins({"backend": "mst", "params": {"epsilon": 1.0, "bins": 8}}, "mst") == 8

@@ -30,12 +30,17 @@ from ..data.schema import CATEGORICAL, INTEGER, DatasetSchema
 from ..errors import ConfigError, DataError
 from .base import Generator, register
 
-#: synthcity's DP plugins: the delta each uses when none is configured (PrivBayes is pure epsilon-DP,
-#: delta 0). PATE-GAN is not listed: it sets delta to 1 / n^1.5 from the data whatever it is given.
+#: synthcity's DP plugins: the delta each uses when none is configured. PATE-GAN is not listed: it
+#: sets delta to 1 / n^1.5 from the data whatever it is given.
 DP_PLUGINS = {"dpgan": None, "privbayes": 0.0, "aim": 1e-9}
 #: synthcity's default epsilon per DP plugin (its constructors' defaults)
 DEFAULT_EPSILON = {"dpgan": 1.0, "privbayes": 1.0, "aim": 1.0}
 NOT_DP_DOMAIN = "not DP: domain read from the data (levels, ranges and synthcity's encoder)"
+#: what else a plugin's code does that breaks its claim (read in synthcity 0.2.12's source)
+NOT_DP_ALSO = {
+    "privbayes": "synthcity's PrivBayes adds to counts Laplace noise scaled for probabilities (n times too "
+                 "small), only on the cells the data occupy, and takes every distinct value as a level",
+}
 
 
 @register("synthcity")
@@ -45,6 +50,9 @@ class SynthcityGenerator(Generator):
     def __init__(self, seed: int = 0, plugin: str | None = None, **params):
         if not plugin:
             raise ConfigError("synthcity backend: set `plugin` (e.g. adsgan, dpgan, ddpm, bayesian_network)")
+        if plugin == "privbayes" and "delta" in params:
+            raise ConfigError("synthcity backend: plugin privbayes takes no `delta` (it claims pure epsilon-DP); "
+                              "remove params.delta")
         super().__init__(seed=seed, **params)
         self.plugin_name = plugin
 
@@ -52,10 +60,12 @@ class SynthcityGenerator(Generator):
         if self.plugin_name not in DP_PLUGINS:
             return None
         delta = self.params.get("delta", DP_PLUGINS[self.plugin_name])
+        also = NOT_DP_ALSO.get(self.plugin_name)
+        # PrivBayes claims pure epsilon-DP (delta 0): its claim, not a property of this code (NOT_DP_ALSO)
         return {"epsilon": float(self.params.get("epsilon", DEFAULT_EPSILON[self.plugin_name])),
                 # DPGAN without a delta uses 1 / n (synthcity's GAN): known only once fitted
                 "delta": None if delta is None else float(delta), "domain": "from_data",
-                "guarantee": NOT_DP_DOMAIN}
+                "guarantee": NOT_DP_DOMAIN + (f"; {also}" if also else "")}
 
     def _encode(self, train: pd.DataFrame, schema: DatasetSchema) -> pd.DataFrame:
         numeric_missing = [c for c in schema.numeric if train[c].isna().any()]

@@ -12,7 +12,9 @@ PRIVACY_AUDIT = (
 # An audited generator with an environment of its own (synthcity's DP plugins) fits its blocks there,
 # like its generate jobs (generate.smk); its environment joins the ones the workflow builds.
 AUDIT_SPECS = PRIVACY_AUDIT["specs"] if PRIVACY_AUDIT else {}
-ENVIRONMENTS.update({env: str(path) for env, path in generator_environments(AUDIT_SPECS, workflow.basedir).items()})
+# (checked together with the run's generators: two requirements files may not share a name)
+ENVIRONMENTS.update({env: str(path) for env, path in
+                     generator_environments({**GENERATOR_SPECS, **AUDIT_SPECS}, workflow.basedir).items()})
 AUDIT_ENVIRONMENT = {g: generator_environment(spec, workflow.basedir) for g, spec in AUDIT_SPECS.items()}
 AUDIT_ISOLATED = [g for g, env in AUDIT_ENVIRONMENT.items() if env is not None]
 AUDIT_MAIN = [g for g in AUDIT_SPECS if g not in AUDIT_ISOLATED]
@@ -67,9 +69,10 @@ if PRIVACY_AUDIT:
         conda:
             MAIN_CONDA_ENV
         shell:
-            "{params.python} {params.script} --generator {wildcards.generator} --epsilon {wildcards.epsilon}"
+            "{params.python:q} {params.script:q} --generator {wildcards.generator} --epsilon {wildcards.epsilon}"
             " --world {wildcards.world} --block {wildcards.block} --settings {params.settings:q}"
-            " --real {input.real} --schema {input.schema} --output {output} --log {log.job} > {log.stream} 2>&1"
+            " --real {input.real:q} --schema {input.schema:q} --output {output:q} --log {log.job:q}"
+            " > {log.stream:q} 2>&1"
 
     rule privacy_audit_table:
         input:
