@@ -37,3 +37,14 @@ def check_config(config: dict) -> None:
     if bad:
         raise ConfigError(f"config: {', '.join(repr(k) for k in bad)} must be finite numbers (got NaN or "
                           "infinity); set a finite value")
+
+
+def job_settings(settings: dict, keys: tuple[str, ...], generator: str | None = None) -> dict:
+    """The part of a stage's settings that one of its jobs reads: `keys`, and of `specs` only the
+    job's generator. Snakemake reruns a job whose params change, so a job given the whole block
+    would be redone, hundreds of generator fits, when an unrelated key changes (another generator
+    listed, the confidence level of the gathered table)."""
+    part = {key: settings[key] for key in keys}
+    if generator is not None:
+        part["specs"] = {generator: settings["specs"][generator]}
+    return part

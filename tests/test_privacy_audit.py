@@ -253,6 +253,20 @@ def test_stage_overrides_epsilon_and_splits_runs_into_blocks():
     assert [list(stage.block_runs(settings, b))[::49] for b in range(3)] == [[0, 49, 98], [100, 149, 198], [200, 249]]
 
 
+def test_a_blocks_settings_change_only_with_what_it_reads():
+    """Snakemake reruns a job whose params change: listing another generator or epsilon, or changing
+    the table's confidence, must not redo a generator's blocks of fits."""
+    from synthrisk.privacy_audit import stage
+
+    before = _stage_settings(generators=["mst_eps1"])
+    after = _stage_settings(generators=["mst_eps1", "mst_eps10"], epsilons=[0.5, 1.0], confidence=0.9,
+                            controls={"mst_eps10": {"backend": "mst", "params": {"epsilon": 10.0}}})
+    assert stage.block_settings(after, "mst_eps1") == stage.block_settings(before, "mst_eps1")
+    assert list(stage.block_settings(after, "mst_eps10")["specs"]) == ["mst_eps10"]
+    assert stage.block_settings(_stage_settings(generators=["mst_eps1"], n_records=100),
+                                "mst_eps1") != stage.block_settings(before, "mst_eps1")
+
+
 def test_synthcity_dp_plugins_are_audited_in_their_environment_on_the_public_cells():
     """A synthcity DP plugin states its (epsilon, delta) and that its domain comes from the data; the
     audit accepts it and draws the canary's cells from MST's public discretisation (it has none)."""
@@ -319,6 +333,8 @@ def test_audit_flags_synthcity_privbayes_whose_domain_comes_from_the_data(tmp_pa
 
 @pytest.mark.slow
 def test_workflow_audit_stage_writes_the_table_and_figure(tmp_path):
+    import re
+
     import yaml
     from helpers import ROOT, snakemake
 
@@ -344,6 +360,11 @@ def test_workflow_audit_stage_writes_the_table_and_figure(tmp_path):
     assert (tmp_path / "results/figures/privacy_audit.png").stat().st_size > 0
     blocks = sorted((tmp_path / "results/privacy_audit").rglob("block*.csv"))
     assert len(blocks) == 2 * 2  # worlds x blocks, gathered into one row
+    # another generator listed and another confidence: only its blocks and the table are planned
+    config["privacy_audit"].update(generators=["control", "mst_eps1"], confidence=0.9)
+    path.write_text(yaml.safe_dump(config))
+    planned = snakemake(tmp_path, path, "results/tables/privacy_audit.csv", "-n", "--quiet", "rules").stdout
+    assert re.search(r"^privacy_audit_fits\s+4$", planned, re.M) and "total 5" in " ".join(planned.split()), planned
 
 
 def test_report_shows_flagged_audits_in_red():

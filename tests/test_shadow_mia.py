@@ -247,12 +247,26 @@ def test_stage_columns_must_be_the_datasets(schema):
     assert list(stage.stage_schema(schema, _settings(columns=["c", "x"])).columns) == ["c", "x"]
 
 
+def test_a_jobs_settings_change_only_with_what_it_reads():
+    """Snakemake reruns a job whose params change: listing another generator or changing the
+    gathered table's confidence must not redo a generator's shadow fits, or the plan."""
+    before = _settings(generators=["identity"])
+    after = _settings(generators=["identity", "broken"], confidence=0.9, n_trees=50, most_vulnerable=5)
+    assert stage.block_settings(after, "identity") == stage.block_settings(before, "identity")
+    assert stage.plan_settings(after) == stage.plan_settings(before)
+    assert list(stage.block_settings(after, "broken")["specs"]) == ["broken"]
+    more = _settings(generators=["identity"], n_shadow_records=500)
+    assert stage.block_settings(more, "identity") != stage.block_settings(before, "identity")
+    assert stage.plan_settings(_settings(generators=["identity"], n_outliers=3)) != stage.plan_settings(before)
+
+
 def test_stage_blocks_record_failed_fits_and_gather_counts_them(frames, schema):
     settings = _settings(generators=["identity", "broken"], n_outliers=2, n_random=2, n_shadow_records=40,
                          shadow_datasets=6, eval_datasets=4, block=4, n_trees=10)
     assert settings["seed"] == 3  # the first config seed
-    plan_frame = stage.run_plan(frames, schema, settings)
-    blocks = {(g, role): [stage.run_block(frames, schema, plan_frame, settings, g, role, b)
+    # each job is given only its part of the settings, as the rules give it
+    plan_frame = stage.run_plan(frames, schema, stage.plan_settings(settings))
+    blocks = {(g, role): [stage.run_block(frames, schema, plan_frame, stage.block_settings(settings, g), g, role, b)
                           for b in range(stage.n_blocks(settings, role))]
               for g in settings["generators"] for role in ("train", "eval")}
     assert [len(b) for b in blocks["identity", "train"]] == [4, 2]
@@ -273,7 +287,8 @@ def test_stage_blocks_record_failed_fits_and_gather_counts_them(frames, schema):
     assert per_target[per_target["generator"] == "broken"]["auc"].isna().all()
     assert row.loc["identity", "fits_failed"] == 0 and (per_target[per_target["generator"] == "identity"]["n_in"] == 2).all()
     # rerunning a block gives the same features (seeds from generator, role and dataset index)
-    again = stage.run_block(frames, schema, plan_frame, settings, "identity", "train", 0)
+    again = stage.run_block(frames, schema, plan_frame, stage.block_settings(settings, "identity"), "identity",
+                            "train", 0)
     timings = ["fit_seconds", "sample_seconds"]
     pd.testing.assert_frame_equal(again.drop(columns=timings), blocks["identity", "train"][0].drop(columns=timings))
 
@@ -303,6 +318,9 @@ def test_attack_finds_identitys_outliers_and_nothing_on_independents_random_targ
 
 @pytest.mark.slow
 def test_workflow_shadow_stage_writes_the_tables_and_figures(tmp_path):
+    import re
+
+    import yaml
     from helpers import snakemake, tiny_config
 
     generators = {"identity": {"backend": "identity"}, "broken": {"backend": "sdv", "model": "NoSuchSynthesizer"}}
@@ -322,6 +340,12 @@ def test_workflow_shadow_stage_writes_the_tables_and_figures(tmp_path):
         assert (tmp_path / f"results/figures/{figure}.png").stat().st_size > 0
     blocks = sorted((tmp_path / "results/shadow_mia").rglob("block*.parquet"))
     assert len(blocks) == 2 * (2 + 2)  # generators x (train blocks + eval blocks)
+    # another generator listed and other attack settings: only its blocks and the tables are planned
+    again = tiny_config(tmp_path, generators={**generators, "independent": {"backend": "independent"}}, shadow_mia={
+        **yaml.safe_load(config.read_text())["shadow_mia"], "generators": ["identity", "broken", "independent"],
+        "n_trees": 30, "confidence": 0.9})
+    planned = snakemake(tmp_path, again, "results/tables/shadow_mia.csv", "-n", "--quiet", "rules").stdout
+    assert re.search(r"^shadow_mia_block\s+4$", planned, re.M) and "total 5" in " ".join(planned.split()), planned
 
 
 def test_report_puts_both_figures_in_the_shadow_section_with_the_caption(tmp_path):

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..generators.base import make_generator
+from ..memory import BetweenFits
 from .bounds import CONFIDENCE, choose_threshold, epsilon_lower_bound, errors_at
 from .canary import Canary, with_canary
 from .statistic import canary_cell_count
@@ -55,11 +56,14 @@ def canary_statistics(spec: dict, data: pd.DataFrame, schema, canary: Canary, wo
     if n_rows < 1:
         raise ConfigError(f"privacy audit: n_synthetic must be >= 1, got {n_synthetic}")
     counts = []
+    memory = BetweenFits()  # a fit's leftover cycles freed before they pile up (synthrisk.memory)
     for run in runs:
         seed = fit_seed(world, run)
         generator = make_generator(spec, seed=seed, name=name).fit(table, schema)
         synthetic = generator.sample(n_rows, seed + SAMPLE_SEED_OFFSET)
         counts.append(canary_cell_count(synthetic, canary, schema))
+        del generator, synthetic
+        memory.collect()
     return np.array(counts, dtype=np.int64)
 
 

@@ -19,6 +19,7 @@ import math
 
 import pandas as pd
 
+from ..config import job_settings
 from ..errors import ConfigError
 from ..figures import save, subplots
 from ..generators.base import make_generator
@@ -42,6 +43,8 @@ DEFAULTS = {
     "confidence": CONFIDENCE,
 }
 TABLE = "privacy_audit"
+#: the settings a block of fits reads (besides its generator's spec): what reruns it when changed
+BLOCK_KEYS = ("dataset", "columns", "n_records", "runs", "block", "synthetic_per_record")
 
 
 def settings_from_config(block: dict | None, generators: dict, datasets: dict) -> dict:
@@ -63,6 +66,11 @@ def settings_from_config(block: dict | None, generators: dict, datasets: dict) -
         for epsilon in settings["epsilons"]:
             nominal_privacy(audited_spec(settings, name, epsilon), name)
     return settings
+
+
+def block_settings(settings: dict, generator: str) -> dict:
+    """What one block job of `generator` is given (synthrisk.config.job_settings)."""
+    return job_settings(settings, BLOCK_KEYS, generator)
 
 
 def epsilon_label(epsilon: float) -> str:

@@ -17,10 +17,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
+from ..config import job_settings
 from ..data.schema import DatasetSchema
 from ..errors import ConfigError, DataError
 from ..figures import save, subplots
 from ..generators.base import BACKEND_ENVIRONMENTS
+from ..memory import BetweenFits
 from ..tables import write_table_formats
 from .attack import CHANCE, CONFIDENCE, FPRS, N_TREES, attack_target
 from .features import BINS, RADII, FeatureMap
@@ -46,6 +48,10 @@ DEFAULTS = {
     "most_vulnerable": 3,
 }
 TARGETS_TABLE, GENERATORS_TABLE = "shadow_mia_targets", "shadow_mia"
+#: the settings the plan job and a block job read (a block also reads its generator's spec and the
+#: plan's file): what reruns them when changed (synthrisk.config.job_settings)
+PLAN_KEYS = ("columns", "n_outliers", "n_random", "neighbours", "seed")
+BLOCK_KEYS = ("columns", "seed", "bins", "radii", "n_shadow_records", "shadow_datasets", "eval_datasets", "block")
 #: population split files, in the order the plan lists their records
 POPULATION_FILES = ("holdout", "aux")
 STATUS_COLUMNS = ["role", "dataset", "generator", "seed", "status", "error", "fit_seconds", "sample_seconds"]
@@ -93,6 +99,14 @@ def settings_from_config(block: dict | None, generators: dict, datasets: dict, s
     settings["seed"] = int(seeds[0])
     settings["specs"] = {name: generators[name] for name in settings["generators"]}
     return settings
+
+
+def plan_settings(settings: dict) -> dict:
+    return job_settings(settings, PLAN_KEYS)
+
+
+def block_settings(settings: dict, generator: str) -> dict:
+    return job_settings(settings, BLOCK_KEYS, generator)
 
 
 def stage_schema(schema: DatasetSchema, settings: dict) -> DatasetSchema:
@@ -156,6 +170,7 @@ def run_block(frames: dict[str, pd.DataFrame], schema: DatasetSchema, plan_frame
     set_names = [f"set:{n}" for n in feature_map.set_feature_names()]
     target_names = target_columns(plan_frame, feature_map)
     rows = []
+    memory = BetweenFits()  # a fit's leftover cycles freed before they pile up (synthrisk.memory)
     for j in block_datasets(settings, role, block):
         positions = dataset_rows(pool, target_positions, membership[j], settings["n_shadow_records"],
                                  settings["seed"], role, j)
@@ -174,6 +189,8 @@ def run_block(frames: dict[str, pd.DataFrame], schema: DatasetSchema, plan_frame
             except Exception as exc:  # noqa: BLE001 - a dataset whose features fail is recorded like a failed fit
                 row.update(status="failed", error=f"features: {type(exc).__name__}: {exc}")
         rows.append(row)
+        del synthetic
+        memory.collect()
     columns = STATUS_COLUMNS + [f"in:{t}" for t in targets["target"]] + set_names + target_names
     return pd.DataFrame(rows).reindex(columns=columns)
 

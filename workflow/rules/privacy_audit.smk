@@ -29,7 +29,7 @@ if PRIVACY_AUDIT:
         output:
             "results/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.csv",
         params:
-            settings=PRIVACY_AUDIT,
+            settings=lambda wc: privacy_audit_stage.block_settings(PRIVACY_AUDIT, wc.generator),
         wildcard_constraints:
             epsilon=r"[0-9.e+-]+",
             world="without|with",
@@ -52,7 +52,7 @@ if PRIVACY_AUDIT:
         output:
             "results/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.csv",
         params:
-            settings=lambda wc: json.dumps(PRIVACY_AUDIT),
+            settings=lambda wc: json.dumps(privacy_audit_stage.block_settings(PRIVACY_AUDIT, wc.generator)),
             python=lambda wc: environment_python(AUDIT_ENVIRONMENT[wc.generator]),
             script=os.path.join(workflow.basedir, "scripts/privacy_audit_fits_isolated.py"),
         wildcard_constraints:

@@ -21,7 +21,7 @@ if SHADOW_MIA:
         output:
             "results/shadow_mia/plan.parquet",
         params:
-            settings=SHADOW_MIA,
+            settings=shadow_mia_stage.plan_settings(SHADOW_MIA),
         log:
             "results/logs/shadow_mia/plan.log",
         benchmark:
@@ -42,7 +42,7 @@ if SHADOW_MIA:
         output:
             "results/shadow_mia/{generator}/{role}/block{block}.parquet",
         params:
-            settings=SHADOW_MIA,
+            settings=lambda wc: shadow_mia_stage.block_settings(SHADOW_MIA, wc.generator),
         wildcard_constraints:
             role="train|eval",
             block=r"\d+",

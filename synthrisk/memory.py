@@ -1,0 +1,40 @@
+"""Memory of a process that fits generators many times (the audit stages' blocks).
+
+A fitted generator can leave reference cycles that hold its model (synthcity's PrivBayes: about
+200 MB per fit at epsilon 0.5 and 2). CPython frees cycles only in a full collection, which its
+thresholds trigger rarely, so a block of 100 such fits grew to 9.7 GB; collecting between fits
+keeps it at the first fit's size (measured in .venv-synthcity: 1.43 GB after 8 fits with a
+collection after each, 2.30 GB without). A full collection is not free, though (65 ms in the main
+environment, 230 ms in synthcity's, against 0.02 s for one MST fit), so `BetweenFits` collects
+only when the time since its last collection is at least `1 / overhead` times what that collection
+took: at most `overhead` of the block's time, whatever the generator.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+
+#: at most this share of a block's time goes to collections
+OVERHEAD = 0.1
+
+
+class BetweenFits:
+    def __init__(self, overhead: float = OVERHEAD):
+        if not 0 < overhead <= 1:
+            raise ValueError(f"overhead must be in (0, 1], got {overhead}")
+        self.overhead = overhead
+        self.cost = 0.0          # seconds the last collection took (0 before the first: it collects)
+        self.last = time.perf_counter()
+        self.collections = 0
+
+    def collect(self) -> bool:
+        """After a fit: a full collection if enough time has passed since the last one."""
+        now = time.perf_counter()
+        if now - self.last < self.cost / self.overhead:
+            return False
+        gc.collect()
+        self.last = time.perf_counter()
+        self.cost = self.last - now
+        self.collections += 1
+        return True
