@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from scipy.stats import beta
 
+from synthrisk.data import load_schema
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.errors import ConfigError, DataError
 from synthrisk.generators.base import make_generator
@@ -375,3 +376,25 @@ def test_report_shows_flagged_audits_in_red():
     assert "color: #c00" in page and "row1" in page.split("color: #c00")[0]  # the flagged row, not the other
     assert "&lt;control&gt;" in page and "1.6" in page                      # escaped, numbers as elsewhere
     assert "color" not in _frame_html(table.assign(flagged=False))           # nothing flagged: the plain table
+
+
+@pytest.mark.parametrize("overlays", [["config/audit.yaml"], ["config/audit.yaml", "config/audit_synthcity.yaml"],
+                                      ["config/audit_aim.yaml"]])
+def test_shipped_audit_overlays_give_valid_settings_on_the_quick_config(overlays):
+    """The overlays the README tells users to layer on config/config.yaml, merged as Snakemake merges
+    config files, give settings the stage accepts, and each audited generator states its (epsilon, delta)."""
+    import yaml
+    from helpers import ROOT
+    from snakemake.utils import update_config
+
+    from synthrisk.privacy_audit import stage
+
+    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    for overlay in overlays:
+        update_config(config, yaml.safe_load((ROOT / overlay).read_text()))
+    settings = stage.settings_from_config(config["privacy_audit"], config["generators"], config["datasets"])
+    assert settings["generators"] and stage.n_blocks(settings) >= 1
+    schema = load_schema(ROOT / config["datasets"][settings["dataset"]]["schema"])
+    assert list(schema.restricted(settings["columns"], what="privacy_audit.columns").columns) == settings["columns"]
+    for generator in settings["generators"]:
+        assert nominal_privacy(stage.audited_spec(settings, generator, settings["epsilons"][0]), generator)["epsilon"]
