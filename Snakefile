@@ -5,7 +5,13 @@ from snakemake.utils import min_version, validate
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# The default config is read only when the command line names none: Snakemake would otherwise merge
+# every --configfile into it, and a user config run from the repository root (`make run
+# CONFIG=mine.yaml`) would also run the default datasets, generators and stages. Overlays such as
+# config/audit.yaml name their base explicitly: CONFIG="config/config.yaml config/audit.yaml".
+if not workflow.overwrite_configfiles:
+
+    configfile: "config/config.yaml"
 
 
 validate(config, "workflow/schemas/config.schema.yaml")

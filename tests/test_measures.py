@@ -3,12 +3,13 @@ README's example, run as written in a real Snakemake run), and the shared failur
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from helpers import ROOT, snakemake, tiny_config
+from helpers import ROOT, SNAKEMAKE, snakemake, tiny_config
 
 
 def test_a_measure_is_one_module_plus_one_config_entry(tiny_run):
@@ -168,7 +169,10 @@ def test_an_upstream_generator_failure_is_passed_on(tmp_path):
 
 def test_a_user_config_runs_exactly_what_it_names(tmp_path):
     """One dataset, two generators, no measure block: the DAG holds those and utility (on by
-    default), nothing of the default config (no simulation dataset, RAPID, MIA or DP)."""
+    default), nothing of the default config (no simulation dataset, RAPID, MIA or DP). Run as the
+    README says, `make run CONFIG=mine.yaml` from the repository root: the working directory holds
+    the Snakefile's own config/config.yaml, which the user's config must replace, not extend."""
+    (tmp_path / "config").symlink_to(ROOT / "config", target_is_directory=True)
     config = tmp_path / "mine.yaml"
     config.write_text(yaml.safe_dump({
         "seeds": [0], "datasets": {"adult": {"schema": str(ROOT / "config/datasets/adult.yaml"),
@@ -179,6 +183,11 @@ def test_a_user_config_runs_exactly_what_it_names(tmp_path):
     assert counts == {"load_dataset": "1", "split": "1", "generate": "2", "measures": "2", "utility_summary": "1",
                       "summary": "1", "provenance": "1", "report": "1", "findings": "1", "all": "1",
                       "total": "12"}, dry
+    # The same directory with no --configfile runs the default config (the simulator among it).
+    default = subprocess.run(SNAKEMAKE + ["--cores", "2", "--directory", str(tmp_path), "-n", "--quiet", "rules"],
+                             capture_output=True, text=True, cwd=ROOT)
+    assert default.returncode == 0 and re.search(r"^rapid_simulation\s+1$", default.stdout, re.M), \
+        default.stdout[-3000:] + default.stderr[-3000:]
 
 
 @pytest.mark.parametrize("name, empty, reason", [
