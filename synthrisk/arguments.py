@@ -109,3 +109,30 @@ def table_path(text: str) -> str:
 
 
 SEED = integer(0, 2**32 - 1)
+
+
+#: the reader options of `synthrisk.io.ReadOptions` that commands taking text files accept, as
+#: (flag, argparse keywords); one list, so `schema infer` and `audit` read files the same way
+READER_FLAGS = (
+    ("--sep", {"help": 'field separator, or "whitespace" for runs of spaces/tabs'}),
+    ("--no-header", {"dest": "header", "action": "store_false", "default": None,
+                     "help": "the file has no header line (then give --names)"}),
+    ("--names", {"nargs": "+", "metavar": "COL", "help": "column names, in file order"}),
+    ("--encoding", {"help": "text encoding, e.g. latin-1 (default utf-8)"}),
+    ("--na-values", {"nargs": "+", "metavar": "TEXT", "help": 'missing-value markers, e.g. "?" NA'}),
+    ("--decimal", {"help": "decimal mark, e.g. ,"}),
+    ("--comment", {"help": "lines starting with this character are skipped"}),
+    ("--skip-rows", {"type": integer(0), "help": "lines to skip at the top of the file"}),
+)
+READER_KEYS = ("sep", "header", "names", "encoding", "na_values", "decimal", "comment", "skip_rows")
+
+
+def add_reader_options(parser, title: str) -> None:
+    group = parser.add_argument_group(title)
+    for flag, kwargs in READER_FLAGS:
+        group.add_argument(flag, **kwargs)
+
+
+def reader_options(args) -> dict:
+    """The reader options given on the command line, as a `ReadOptions` mapping."""
+    return {key: value for key in READER_KEYS if (value := getattr(args, key, None)) is not None}

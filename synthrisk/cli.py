@@ -44,7 +44,12 @@ def _run_generate(args) -> dict:
     from .errors import ConfigError
     from .generators.run import check_training_data, run_generator
     from .io import read_table, write_json, write_table
+    from .outputs import check_output_file, record_written
 
+    inputs = {"--train": args.train, "--schema": args.schema}
+    # Checked before the fit: a run of minutes must not end in a refusal, nor in an overwritten input.
+    out = check_output_file(args.out, inputs)
+    status_path = check_output_file(Path(args.out).with_suffix(".json"), inputs, option="--out (its status .json)")
     schema = load_schema(args.schema)
     train = read_table(args.train)
     train = schema.conform(train.drop(columns=[ROW_ID], errors="ignore"), what=args.train)
@@ -65,8 +70,9 @@ def _run_generate(args) -> dict:
     if status["status"] != "ok":
         # Nothing is written on failure: a file on disk is a result.
         raise SynthriskError(f"generator {args.generator!r} failed: {status['error']}")
-    write_table(synthetic, args.out)
-    write_json(status, Path(args.out).with_suffix(".json"))
+    write_table(synthetic, out)
+    write_json(status, status_path)
+    record_written(out, status_path, command="generate")
     return status
 
 

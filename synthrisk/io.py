@@ -138,7 +138,9 @@ def read_table(path: str | Path, options: ReadOptions | None = None) -> pd.DataF
         except Exception as exc:  # noqa: BLE001 - re-raised with the file name
             raise DataError(f"{path}: cannot be read as parquet: {exc}") from exc
     else:
-        frame = _read_text(path, compression, options.sep or TEXT_SUFFIXES[kind], options)
+        sep = options.sep or TEXT_SUFFIXES[kind]
+        frame = _read_text(path, compression, sep, options)
+        _check_separator(frame, sep, path)
     _check_unique([str(c) for c in frame.columns], path)
     return frame
 
@@ -170,6 +172,22 @@ def _read_text(path: Path, compression: str | None, sep: str, options: ReadOptio
         raise DataError(f"{path}: is empty (not even a header line)") from None
     except Exception as exc:  # noqa: BLE001 - re-raised with the file name
         raise DataError(f"{path}: cannot be read as {sep!r}-separated text: {exc}") from exc
+
+
+#: separators a file read as one column most likely uses, by the name of that column
+LIKELY_SEPARATORS = {";": ";", "\t": "\\t", "|": "|"}
+
+
+def _check_separator(frame: pd.DataFrame, sep: str, path) -> None:
+    """A file read as a single column whose header holds another separator: refused with the hint,
+    rather than later as "every column of the schema is missing"."""
+    if frame.shape[1] != 1:
+        return
+    header = str(frame.columns[0])
+    for candidate, shown in LIKELY_SEPARATORS.items():
+        if candidate != sep and header.count(candidate) >= 1:
+            raise DataError(f"{path}: read as one column named {header[:60]!r}; the file looks {shown!r}-separated: "
+                            f"set the reader option sep (command line: --sep '{shown}'; schema: source.options.sep)")
 
 
 def _check_unique(names: list[str], path) -> None:

@@ -8,12 +8,13 @@ as one self-contained HTML page and one JSON for the person deciding on the rele
 
 from __future__ import annotations
 
-import tempfile
+import shutil
 import time
 from pathlib import Path
 
 import yaml
 
+from ..outputs import AuditFolder
 from .inputs import AuditInput, read_inputs
 from .run import audit_measures, progress, run_measures, summarise
 
@@ -23,40 +24,56 @@ __all__ = ["AuditInput", "audit", "read_inputs", "write_audit"]
 HTML, JSON, SCHEMA, TABLES = "audit.html", "audit.json", "schema.yaml", "tables"
 
 
-def write_audit(data: AuditInput, out: str | Path) -> dict:
+def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = None) -> dict:
     """Run the audit on checked input and write out/audit.html, out/audit.json, out/tables/*.csv
-    (the measures' tables) and, for an inferred schema, out/schema.yaml. Returns the JSON."""
-    import shutil
+    (the measures' tables) and, for an inferred schema, out/schema.yaml. Returns the JSON.
 
+    Everything is written into a staging folder inside `out` and moved into place at the end, with
+    the completion marker last (`synthrisk.outputs.AuditFolder`): a killed audit leaves no half-written
+    page, and no file synthrisk did not write is touched."""
     from ..io import write_json
     from . import page, report
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    if data.schema_path is None:
-        # Written first: an audit stopped halfway still leaves the schema to edit and rerun with.
-        (out / SCHEMA).write_text(data.inferred_yaml or yaml.safe_dump(data.schema.to_dict(), sort_keys=False))
-        progress(f"schema inferred from {data.files['train']}: written to {out / SCHEMA} (edit it and rerun with "
-                 "--schema)")
+    if folder is None:
+        with _folder(out, data.files, data.schema_path, data.schema_path is None) as opened:
+            return write_audit(data, out, opened)
     start = time.perf_counter()
     measures = audit_measures()
-    with tempfile.TemporaryDirectory(prefix="synthrisk-audit-") as tmp:
-        work = Path(tmp)
-        runs = run_measures(data, work, measures)
-        progress("summarising")
-        evidence, risks = summarise(runs, measures, work)
-        page.write_figures(evidence, work / "figures")
-        result = report.build(data, runs, measures, evidence, risks, work, time.perf_counter() - start)
-        write_json(result, out / JSON)
-        page.render(result, work / "figures", out / HTML)
-        if (out / TABLES).exists():
-            shutil.rmtree(out / TABLES)
-        shutil.copytree(work / "tables", out / TABLES, ignore=shutil.ignore_patterns("*.tex", "*.md"))
-    progress(f"done in {result['seconds']:.0f} s: {out / HTML}, {out / JSON}")
+    staging = folder.staging
+    work = staging / "work"
+    names = [HTML, JSON, TABLES]
+    if data.schema_path is None:
+        (staging / SCHEMA).write_text(data.inferred_yaml or yaml.safe_dump(data.schema.to_dict(), sort_keys=False))
+        names.append(SCHEMA)
+        progress(f"schema inferred from {data.files['train']}: it will be written to {Path(out) / SCHEMA} (edit it "
+                 "and rerun with --schema)")
+    for note in data.notes:
+        progress(f"note: {note}")
+    runs = run_measures(data, work, measures)
+    progress("summarising")
+    evidence, risks = summarise(runs, measures, work)
+    page.write_figures(evidence, work / "figures")
+    result = report.build(data, runs, measures, evidence, risks, work, time.perf_counter() - start)
+    write_json(result, staging / JSON)
+    page.render(result, work / "figures", staging / HTML)
+    shutil.copytree(work / "tables", staging / TABLES, ignore=shutil.ignore_patterns("*.tex", "*.md"))
+    folder.publish(names, {"command": "audit", "inputs": result["inputs"], "seconds": result["seconds"]})
+    progress(f"done in {result['seconds']:.0f} s: {Path(out) / HTML}, {Path(out) / JSON}")
     return result
 
 
-def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None) -> dict:
-    """Read and check the files (errors name the file and column), then `write_audit`."""
-    return write_audit(read_inputs(str(train), str(synthetic), str(holdout) if holdout else None,
-                                   str(schema) if schema else None, sensitive), out)
+def _folder(out, files: dict, schema: str | None, writes_schema: bool) -> AuditFolder:
+    targets = [HTML, JSON, TABLES] + ([SCHEMA] if writes_schema else [])
+    return AuditFolder(out, {**{f"--{k}": v for k, v in files.items()}, "--schema": schema}, targets)
+
+
+def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None, read_options=None) -> dict:
+    """Lock and clear `out` of a previous audit (refusing a folder that is not writable or holds files
+    synthrisk did not write), read and check the files (errors name the file and column), then
+    `write_audit`. `read_options` (a mapping of `synthrisk.io.ReadOptions`) apply to every text file;
+    by default a schema's `source.options` do."""
+    files = {"train": str(train), "synthetic": str(synthetic), "holdout": str(holdout) if holdout else None}
+    with _folder(out, files, str(schema) if schema else None, not schema) as folder:
+        data = read_inputs(files["train"], files["synthetic"], files["holdout"], str(schema) if schema else None,
+                           sensitive, read_options=read_options)
+        return write_audit(data, out, folder)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..arguments import add_reader_options, reader_options
+
 
 def output_folder(text: str) -> str:
     """--out: a folder (created if missing), never an existing file."""
@@ -24,8 +26,10 @@ def add_command(sub) -> None:
                                     "OUT/schema.yaml")
     p.add_argument("--sensitive", nargs="+", metavar="COL",
                    help="sensitive column(s); required without --schema, replace the schema's with it")
-    p.add_argument("--out", required=True, type=output_folder, help="folder for audit.html, audit.json, tables/")
+    p.add_argument("--out", required=True, type=output_folder,
+                   help="folder for audit.html, audit.json, tables/ (files synthrisk did not write are never touched)")
     p.add_argument("--json", action="store_true", help="print the audit's JSON")
+    add_reader_options(p, "reader options of the text files (default: the schema's source.options)")
     p.set_defaults(func=run)
 
 
@@ -33,8 +37,9 @@ def run(args) -> dict | str:
     """The JSON with --json, else one line per risk (the page and JSON hold the rest)."""
     from . import HTML, audit
 
+    options = reader_options(args)
     report = audit(args.train, args.synthetic, args.out, holdout=args.holdout, schema=args.schema,
-                   sensitive=args.sensitive)
+                   sensitive=args.sensitive, read_options=options or None)
     if args.json:
         return report
     lines = [f"{risk['label']}: {risk['verdict']}" for risk in report["risks"]]

@@ -7,7 +7,7 @@ next to the report, with its comments, so that the user can edit it and rerun wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +16,8 @@ import pandas as pd
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError, SchemaError
+from ..io import ReadOptions
+from .checks import check_blank_columns, check_sizes, record_checks
 
 
 @dataclass(frozen=True)
@@ -32,18 +34,27 @@ class AuditInput:
     files: dict
     #: the inferred schema as commented YAML (None when a schema file was given)
     inferred_yaml: str | None = None
+    #: what the checks of the records found (`checks.record_checks`), for the page
+    checks: dict = field(default_factory=dict)
+    #: sentences the page and the command line show before the verdicts (small files, overlaps,
+    #: a holdout from another population, roles changed by --sensitive)
+    notes: list = field(default_factory=list)
 
 
-def _with_sensitive(schema: DatasetSchema, sensitive: list[str], origin: str) -> DatasetSchema:
-    """`schema` with `sensitive` as its sensitive attributes (taken out of the quasi-identifiers)."""
+def _with_sensitive(schema: DatasetSchema, sensitive: list[str], origin: str) -> tuple[DatasetSchema, list[str]]:
+    """`schema` with `sensitive` as its sensitive attributes (taken out of the quasi-identifiers), and a
+    note naming the schema's sensitive columns that are no longer attacked (never silently)."""
     unknown = [c for c in sensitive if c not in schema.columns]
     if unknown:
         raise ConfigError(f"--sensitive: column(s) {unknown} are not in schema {origin}; "
                           f"its columns: {list(schema.columns)}")
     raw = schema.to_dict()
+    replaced = [c for c in raw["sensitive"] if c not in sensitive]
     raw["sensitive"] = list(sensitive)
     raw["quasi_identifiers"] = [c for c in raw["quasi_identifiers"] if c not in sensitive]
-    return DatasetSchema.from_dict(raw, origin=origin)
+    notes = [f"--sensitive replaces the schema's sensitive column(s) {replaced}: they are no longer attacked as "
+             f"sensitive (name them in --sensitive too to keep them)"] if replaced else []
+    return DatasetSchema.from_dict(raw, origin=origin), notes
 
 
 def _ids(frame: pd.DataFrame, start: int, what: str) -> pd.Series:
@@ -58,25 +69,54 @@ def _ids(frame: pd.DataFrame, start: int, what: str) -> pd.Series:
     return ids.astype("int64").reset_index(drop=True)
 
 
+def _reader(schema: str | None, read_options: dict | None) -> ReadOptions:
+    """The reader options for the text files: given ones, else the schema's `source.options`."""
+    if read_options is not None:
+        return ReadOptions.from_mapping(read_options, what="reader options")
+    if schema:
+        import yaml
+
+        try:
+            raw = yaml.safe_load(Path(schema).read_text())
+        except (OSError, yaml.YAMLError):
+            return ReadOptions()  # load_schema reports the problem with the file
+        source = (raw.get("source") or {}) if isinstance(raw, dict) else {}
+        if not isinstance(source, dict) or "path" not in source:
+            return ReadOptions()  # a built-in source's options are the loader's, not a reader's
+        return ReadOptions.from_mapping(source.get("options"), what=f"{schema}: source.options")
+    return ReadOptions()
+
+
+def _read(path: str, options: ReadOptions):
+    """A table with the reader options (they concern text files; Parquet carries its own types)."""
+    from ..io import read_table, table_format
+
+    return read_table(path, None if table_format(path)[0] == "parquet" else options)
+
+
 def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: str | None = None,
-                sensitive: list[str] | None = None) -> AuditInput:
-    """Read and check every file; errors name the file and the column."""
+                sensitive: list[str] | None = None, read_options: dict | None = None) -> AuditInput:
+    """Read and check every file; errors name the file and the column. `read_options` (separator,
+    encoding, missing-value markers: `synthrisk.io.ReadOptions`) apply to every text file; by default
+    the schema's `source.options` do."""
     from ..data import load_schema
     from ..data.infer import dataset_name, guess_columns, infer_schema, schema_yaml
-    from ..io import read_table
 
     sensitive = list(dict.fromkeys(sensitive or []))
-    frames = {"train": read_table(train), "synthetic": read_table(synthetic)}
+    options = _reader(schema, read_options)
+    frames = {"train": _read(train, options), "synthetic": _read(synthetic, options)}
     if holdout:
-        frames["holdout"] = read_table(holdout)
+        frames["holdout"] = _read(holdout, options)
     paths = {"train": train, "synthetic": synthetic, "holdout": holdout}
     for what, frame in frames.items():
         if frame.empty:
             raise DataError(f"{paths[what]}: has no rows; the audit needs records in every file")
+    notes = check_sizes({what: (paths[what], len(frame)) for what, frame in frames.items()})
     if schema:
         parsed, inferred_yaml = load_schema(schema), None
         if sensitive:
-            parsed = _with_sensitive(parsed, sensitive, schema)
+            parsed, replaced = _with_sensitive(parsed, sensitive, schema)
+            notes += replaced
     else:
         if not sensitive:
             raise ConfigError("--sensitive: name the sensitive column(s) when no --schema is given (the inferred "
@@ -88,7 +128,9 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
         if len(data.columns) < 2:
             raise SchemaError(f"{train}: has {len(data.columns)} column(s); an audit needs quasi-identifiers and "
                               "a sensitive attribute")
-        source, name, guesses = {"path": str(Path(train).resolve())}, dataset_name(train, "audit"), guess_columns(data)
+        source = {"path": str(Path(train).resolve()),
+                  **({"options": read_options} if read_options else {})}
+        name, guesses = dataset_name(train, "audit"), guess_columns(data)
         parsed = DatasetSchema.from_dict(infer_schema(data, name, sensitive, source, guesses=guesses),
                                          origin=f"schema inferred from {train}")
         inferred_yaml = schema_yaml(data, name, source, sensitive, what=Path(train).name, guesses=guesses)
@@ -98,6 +140,11 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
     # Synthetic categories the real data never hold: a recoded release is refused here, by column.
     real = pd.concat([typed["train"]] + ([typed["holdout"]] if holdout else []), ignore_index=True)
     parsed.unknown_level_shares(real, typed["synthetic"], what=synthetic, reference=f"real records ({train})")
+    if holdout:
+        # Each real file against the other too: pooled, a holdout typed apart from the training file
+        # (another encoding of one column) would pass and mismatch every synthetic record.
+        parsed.unknown_level_shares(typed["train"], typed["holdout"], what=holdout, reference=f"training records ({train})")
+    check_blank_columns(real, typed["synthetic"], list(parsed.columns), synthetic)
     members = typed["train"]
     members.insert(0, ROW_ID, _ids(frames["train"], 0, train))
     if holdout:
@@ -107,7 +154,10 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
         if clash:
             raise DataError(f"{holdout}: record id(s) {sorted(clash)[:3]} of column '{ROW_ID}' are also in {train}; "
                             "members and holdout must be different people")
+        checks, found = record_checks(members, non_members, parsed, paths, seed=0)
+        notes += found
     else:
         non_members = pd.DataFrame({c: pd.Series(dtype=members[c].dtype) for c in members.columns})
+        checks = {}
     return AuditInput(members=members, holdout=non_members, synthetic=typed["synthetic"], schema=parsed,
-                      schema_path=schema, files=paths, inferred_yaml=inferred_yaml)
+                      schema_path=schema, files=paths, inferred_yaml=inferred_yaml, checks=checks, notes=notes)

@@ -68,6 +68,16 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data)
             "n_attacks": row["n_attacks"], "n_attacks_beating": row["n_attacks_beating"], "measures": names,
             "subgroups": explain.subgroups(row, records, data.members, data.schema),
             "not_run": _reasons(runs, names) if any(r.measure_name in names and r.status != "ok" for r in runs) else None})
+    population = (data.checks or {}).get("same_population") or {}
+    for entry in entries:
+        # Membership is read against the holdout: when the holdout is another population, any
+        # difference between the two files looks like leakage (or hides it).
+        entry["unreliable"] = None
+        if entry["risk"] == "membership" and entry["measured"] and population.get("differs"):
+            entry["unreliable"] = (f"training and holdout records do not look like one population (classifier AUC "
+                                   f"{population['auc']:.3f}, p = {population['p_value']:.2g}): this verdict compares "
+                                   "the release with records of another population")
+            entry["verdict"] = f"{entry['verdict']} (unreliable: the holdout is not of the training records' population)"
     return entries
 
 
@@ -120,7 +130,8 @@ def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, ris
     files = {k: (str(v) if v else None) for k, v in data.files.items()}
     return finite_or_null({
         "inputs": {**files, "schema": data.schema_path, "schema_inferred": data.schema_path is None,
-                   "n_train": len(data.members), "n_holdout": len(data.holdout), "n_synthetic": len(data.synthetic)},
+                   "n_train": len(data.members), "n_holdout": len(data.holdout), "n_synthetic": len(data.synthetic),
+                   "checks": data.checks, "notes": list(data.notes)},
         "schema": data.schema.to_dict(),
         "seed": SEED,
         "risks": risk_entries(risks, runs, measures, data),

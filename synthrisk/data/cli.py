@@ -42,6 +42,10 @@ def run_infer(args) -> str:
     text = schema_yaml(frame, args.name or dataset_name(args.file), source, args.sensitive,
                        args.domain_from_data, what=Path(args.file).name)
     if args.out:
-        Path(args.out).write_text(text)
+        from ..outputs import check_output_file, record_written
+
+        out = check_output_file(args.out, {"FILE": args.file})
+        out.write_text(text)
+        record_written(out, command="schema infer")
         return f"wrote {args.out}\n"
     return text

@@ -238,8 +238,10 @@ def _check_declared_levels(values: pd.Series, levels: list[str], where: str) -> 
 def _cast(series: pd.Series, kind: str, where: str) -> pd.Series:
     if kind == CATEGORICAL:
         # Strings throughout, so that 1 and "1" are one level and parquet round-trips keep the type.
+        # A whole float is written as the integer it is: pandas reads a 0/1 column with one blank cell
+        # as float, and "1.0" in one file against "1" in another would make every record mismatch.
         values = series.astype(object)
-        return values.where(values.isna(), values.astype(str)).astype(object)
+        return values.where(values.isna(), values.map(_level_text)).astype(object)
     try:
         numeric = pd.to_numeric(series, errors="coerce")
     except (TypeError, ValueError, OverflowError):  # e.g. lists or other objects in a cell
@@ -271,6 +273,13 @@ def _cast(series: pd.Series, kind: str, where: str) -> pd.Series:
             return numeric.astype("Int64")  # exact: no detour through float
         return values.round().astype("Int64")
     return values
+
+
+def _level_text(value) -> str:
+    """The canonical text of a categorical value: whole floats without their '.0'."""
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _show_levels(values: pd.Series, limit: int = 10) -> str:

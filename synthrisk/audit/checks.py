@@ -1,0 +1,194 @@
+"""What the audit checks about the records themselves before any measure runs, on the conformed
+files (after one canonical typing, so that a blank cell cannot make 1 and 1.0 two levels).
+
+A membership verdict compares the release's closeness to the members with its closeness to the
+holdout; it means something only when the holdout holds *other* people *of the same population*.
+So:
+- holdout records that also occur, value for value, in the training file are counted against the
+  rate two independent draws of the population share (the training file's own repeat rate); an
+  excess is refused: a holdout that half-overlaps the members shrinks every risk silently;
+- copies of one record inside the holdout are counted the same way (400 copies of one non-member
+  are one piece of evidence, not 400);
+- a classifier told to separate members from holdout records (no synthetic data involved) tests
+  that both come from one population; when it can, every membership verdict is marked unreliable.
+Files too small for any verdict are refused; small ones are noted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..data.schema import DatasetSchema
+from ..data.split import ROW_ID
+from ..errors import DataError
+
+#: fewer records than this in any file: no measure can say anything, the audit refuses
+MIN_RECORDS = 20
+#: fewer than this: the audit runs, and the page says the intervals are wide
+FEW_RECORDS = 200
+#: an excess of repeated records is refused when its one-sided binomial p-value is below this and the
+#: excess share above MATERIAL_EXCESS (natural repeats of common records are not an error)
+REPEAT_P = 1e-3
+MATERIAL_EXCESS = 0.01
+#: level of the same-population test, and the largest sample per file its classifier sees
+SAME_POPULATION_LEVEL = 1e-3
+SAME_POPULATION_MAX = 50_000
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """`count` of `n` records that repeat a record of `against`, and the share expected by chance."""
+
+    count: int
+    n: int
+    expected_share: float
+    p_value: float
+
+    @property
+    def share(self) -> float:
+        return self.count / self.n if self.n else 0.0
+
+    @property
+    def excessive(self) -> bool:
+        return self.p_value < REPEAT_P and self.share - self.expected_share > MATERIAL_EXCESS
+
+
+def record_keys(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
+    """One 64-bit hash per record over `columns` (missing values hash alike)."""
+    return pd.util.hash_pandas_object(frame[columns].astype(object), index=False).to_numpy()
+
+
+def repeat_rate(keys: np.ndarray) -> float:
+    """Share of records whose exact record occurs elsewhere in the same file."""
+    if len(keys) < 2:
+        return 0.0
+    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    return float((counts[inverse] > 1).mean())
+
+
+def _repeats(count: int, n: int, expected: float) -> Repeats:
+    # Add-half smoothing: a file without natural repeats must not make one shared record "impossible".
+    expected = min(max(expected, 0.5 / max(n, 1)), 1.0)
+    p = float(stats.binomtest(count, n, expected, alternative="greater").pvalue) if n else 1.0
+    return Repeats(count=count, n=n, expected_share=expected, p_value=p)
+
+
+def holdout_in_train(members: pd.DataFrame, holdout: pd.DataFrame, columns: list[str]) -> Repeats:
+    """Holdout records that occur in the training file, against the training file's own repeat rate
+    (the chance that a record of the population occurs among n others)."""
+    train_keys, holdout_keys = record_keys(members, columns), record_keys(holdout, columns)
+    count = int(np.isin(holdout_keys, train_keys).sum())
+    return _repeats(count, len(holdout_keys), repeat_rate(train_keys))
+
+
+def holdout_repeats(members: pd.DataFrame, holdout: pd.DataFrame, columns: list[str], seed: int) -> Repeats:
+    """Holdout records that repeat another holdout record, against the repeat rate of as many
+    training records (a repeat rate grows with the file's size)."""
+    holdout_keys, train_keys = record_keys(holdout, columns), record_keys(members, columns)
+    size = min(len(holdout_keys), len(train_keys))
+    sample = np.random.default_rng(seed).choice(train_keys, size=size, replace=False)
+    count = int(round(repeat_rate(holdout_keys) * len(holdout_keys)))
+    return _repeats(count, len(holdout_keys), repeat_rate(sample))
+
+
+def check_sizes(counts: dict[str, tuple[str, int]]) -> list[str]:
+    """Refuse a file with fewer than MIN_RECORDS records; notes for those under FEW_RECORDS.
+    `counts`: {role: (path, records)}."""
+    notes = []
+    for role, (path, n) in counts.items():
+        if n < MIN_RECORDS:
+            raise DataError(f"{path}: has {n} record(s); the audit needs at least {MIN_RECORDS} in the {role} file "
+                            "(with fewer, no attack or interval says anything about the release)")
+        if n < FEW_RECORDS:
+            notes.append(f"the {role} file ({path}) has only {n} records: intervals are wide and an audit this small "
+                         "detects only large leaks")
+    return notes
+
+
+def check_blank_columns(real: pd.DataFrame, synthetic: pd.DataFrame, columns: list[str], path: str) -> None:
+    """A synthetic column that is blank in every row while the real one is not: the release carries
+    nothing for it, and every measure would silently leave it out."""
+    for column in columns:
+        if synthetic[column].isna().all() and real[column].notna().any():
+            raise DataError(f"{path}: column '{column}' is blank in every row while the real records have values; "
+                            "the release carries nothing for it: regenerate it, or list the column under the "
+                            "schema's 'drop'")
+
+
+def same_population(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetSchema, seed: int) -> dict:
+    """Can a classifier tell members from holdout records? Gradient boosting fitted on one half of each
+    file, AUC on the other half, with the one-sided Mann-Whitney p-value (exact under the null that both
+    files come from one population: the evaluation half is independent of the fit)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(seed)
+    columns = list(schema.columns)
+
+    def take(frame):
+        index = rng.permutation(len(frame))[:SAME_POPULATION_MAX]
+        return frame.iloc[np.sort(index)][columns]
+
+    a, b = take(members), take(holdout)
+    pooled = pd.concat([a, b], ignore_index=True)
+    features = pd.DataFrame(index=pooled.index)
+    for column in columns:
+        if schema.is_categorical(column):
+            codes = pooled[column].astype("category").cat.codes.astype(float)
+            features[column] = codes.where(codes >= 0, np.nan)
+        else:
+            features[column] = pooled[column].astype(float)
+    labels = np.r_[np.ones(len(a)), np.zeros(len(b))]
+    half = np.zeros(len(pooled), dtype=bool)
+    for label in (0, 1):
+        where = np.flatnonzero(labels == label)
+        half[rng.choice(where, size=len(where) // 2, replace=False)] = True
+    categorical = [schema.is_categorical(c) and pooled[c].nunique() <= 255 for c in columns]
+    model = HistGradientBoostingClassifier(max_iter=100, categorical_features=np.array(categorical),
+                                           random_state=seed)
+    model.fit(features[half], labels[half])
+    scores = model.predict_proba(features[~half])[:, 1]
+    held = labels[~half]
+    if held.min() == held.max():
+        return {"auc": None, "p_value": None, "level": SAME_POPULATION_LEVEL, "differs": False, "n_evaluated": 0}
+    auc = float(roc_auc_score(held, scores))
+    p = float(stats.mannwhitneyu(scores[held == 1], scores[held == 0], alternative="greater").pvalue)
+    return {"auc": auc, "p_value": p, "level": SAME_POPULATION_LEVEL, "differs": p < SAME_POPULATION_LEVEL,
+            "n_evaluated": int(len(held))}
+
+
+def record_checks(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetSchema, paths: dict,
+                  seed: int) -> tuple[dict, list[str]]:
+    """The holdout's overlap with the training records, its own repeats and the same-population test:
+    (the figures for the page, notes); an excessive overlap or repeat is refused, naming the files."""
+    columns = [c for c in schema.columns if c != ROW_ID]
+    overlap = holdout_in_train(members, holdout, columns)
+    train, held = paths["train"], paths["holdout"]
+    if overlap.excessive:
+        raise DataError(
+            f"{held}: {overlap.count} of {overlap.n} holdout records ({overlap.share:.1%}) also occur, value for value, "
+            f"in {train}, against {overlap.expected_share:.1%} expected for two draws of one population (the training "
+            f"file's own repeat rate; one-sided binomial p = {overlap.p_value:.2g}); the holdout must hold people the "
+            "generator never saw: remove the training records from it")
+    repeats = holdout_repeats(members, holdout, columns, seed)
+    if repeats.excessive:
+        raise DataError(
+            f"{held}: {repeats.count} of {repeats.n} holdout records ({repeats.share:.1%}) are copies of another holdout "
+            f"record, against {repeats.expected_share:.1%} among as many training records (p = {repeats.p_value:.2g}); "
+            "copies of one person would count as independent evidence: remove the repeated records")
+    population = same_population(members, holdout, schema, seed)
+    notes = []
+    if overlap.count:
+        notes.append(f"{overlap.count} of {overlap.n} holdout records also occur value for value in the training file "
+                     f"({overlap.share:.1%}; {overlap.expected_share:.1%} expected by chance)")
+    if population["differs"]:
+        notes.append(f"a classifier tells training from holdout records (AUC {population['auc']:.3f}, p = "
+                     f"{population['p_value']:.2g} < {SAME_POPULATION_LEVEL:g}): they do not look like draws of one "
+                     "population, so every membership verdict below is unreliable")
+    figures = {"holdout_in_train": overlap.count, "holdout_in_train_share": overlap.share,
+               "holdout_in_train_expected": overlap.expected_share, "holdout_repeats": repeats.count,
+               "holdout_repeats_expected": repeats.expected_share, "same_population": population}
+    return figures, notes
