@@ -119,19 +119,77 @@ def test_cli_prints_the_design_json(tmp_path, population):
         assert {"auc", "f1", "precision", "tpr_at_fpr"} <= set(block)
 
 
-def test_interpolated_density_matches_the_exact_kernel_sum():
+def _direct_log_sum(sources, targets, h):
+    """log sum_j exp(-(y - s_j)^2 / 2h^2) by its definition, every pair (logsumexp: no underflow)."""
+    from scipy.special import logsumexp
+
+    return logsumexp(-0.5 * ((targets[:, None] - sources[None, :]) / h) ** 2, axis=1)
+
+
+def test_fast_gauss_sum_matches_the_direct_sum_in_the_body_and_the_tails():
+    """log_gauss_sum against the direct sum: clusters, gaps, exact repeats, one source, bandwidths
+    from 1e-5 to 0.2, targets far outside the data. Its stated bound is 1e-10 (relative, on S)."""
+    from synthrisk.mia.gauss_sum import log_gauss_sum, relative_error_bound
+
+    assert relative_error_bound() < 1.1e-10
+    rng = np.random.default_rng(0)
+    worst_body = worst_tail = 0.0
+    for case in range(40):
+        n, m = int(rng.integers(1, 2500)), int(rng.integers(1, 1500))
+        parts = [np.abs(rng.normal(rng.uniform(0, 0.5), rng.uniform(1e-4, 0.1), n))]
+        if case % 4 == 0:
+            parts.append(np.repeat(rng.uniform(0, 1, 3), 50))  # exact repeats
+        if case % 5 == 0:
+            parts.append(rng.uniform(0.8, 1.0, 7))  # a far, sparse cluster
+        sources = np.concatenate(parts)
+        targets = np.concatenate([rng.uniform(-1.0, 2.0, m), sources[:20], [sources.min() - 0.3]])
+        h = float(10 ** rng.uniform(-5, np.log10(0.2)))
+        fast, direct = log_gauss_sum(sources, targets, h), _direct_log_sum(sources, targets, h)
+        assert np.isfinite(fast).all()
+        body = direct > -700  # where exp(log S) is a normal double
+        worst_body = max(worst_body, float(np.max(np.abs(fast[body] - direct[body]), initial=0.0)))
+        # far in a tail log S is of order -(distance/h)^2/2: its own rounding is relative to |log S|
+        worst_tail = max(worst_tail, float(np.max(np.abs(fast - direct) / np.maximum(np.abs(direct), 1.0))))
+    assert worst_body < 1e-9, worst_body  # relative error of S below 1e-9 (the brief's floor: 1e-6)
+    assert worst_tail < 1e-9, worst_tail
+    # skip_below: blocks certainly below it are -inf, the others unchanged
+    sources, targets = np.abs(rng.normal(0.05, 0.01, 500)), np.linspace(0, 1, 300)
+    full, cut = log_gauss_sum(sources, targets, 0.002), log_gauss_sum(sources, targets, 0.002, skip_below=-50.0)
+    assert np.array_equal(full[np.isfinite(cut)], cut[np.isfinite(cut)])
+    assert np.all(full[~np.isfinite(cut)] < -50.0) and np.isinf(cut).any()
+    assert np.isneginf(log_gauss_sum(np.zeros(0), targets, 0.1)).all() and len(log_gauss_sum(sources, [], 0.1)) == 0
+
+
+def test_distance_density_equals_the_exact_reflected_kde():
+    """The density (reflection at 0 and 1, point mass at 0, Silverman bandwidth) against
+    scikit-learn's exact KernelDensity summed at x, -x and 2 - x, as synthrisk computed it before
+    issue #28; and the posteriors of member_probability against the same exact sums."""
+    from sklearn.neighbors import KernelDensity
+
     from synthrisk.mia.kde import DistanceDensity
 
+    def exact(fitted, x):
+        d = np.asarray(fitted, float)
+        positive = d[d > 1e-12]
+        kde = KernelDensity(bandwidth=DistanceDensity().fit(d).bandwidth_).fit(positive[:, None])
+        pi0 = ((d <= 1e-12).sum() + 0.5) / (len(d) + 1.0)
+        return (1 - pi0) * sum(np.exp(kde.score_samples(v[:, None])) for v in (x, -x, 2.0 - x))
+
     rng = np.random.default_rng(3)
-    fitted = np.abs(rng.normal(0.05, 0.03, 3000))
-    queries = np.concatenate([np.abs(rng.normal(0.05, 0.03, 20000)), [1e-6, 0.4, 0.999]])
+    fitted = np.concatenate([np.zeros(40), np.abs(rng.normal(0.05, 0.03, 3000)), [0.7, 0.99]])
+    queries = np.concatenate([np.abs(rng.normal(0.05, 0.03, 4000)), [1e-6, 0.4, 0.999, 1.0], np.linspace(0, 1, 500)])
     density = DistanceDensity().fit(fitted)
-    approximate = density.density(queries)
-    exact = (1 - density.pi0_) * density._reflected(queries)
-    assert np.isfinite(approximate).all()
-    body = exact > 1e-200
-    assert np.max(np.abs(approximate[body] - exact[body]) / exact[body]) < 1e-3
-    assert np.all(approximate[~body] < 1e-150)
+    fast, reference = density.density(queries), exact(fitted, queries)
+    body = reference > 1e-300
+    assert np.max(np.abs(np.log(fast[body]) - np.log(reference[body]))) < 1e-9
+    assert np.all(fast[~body] < 1e-290)  # both underflow to (about) 0 in the same far tails
+    far = np.abs(rng.normal(0.12, 0.02, 2000))
+    p = member_probability(queries, density, DistanceDensity().fit(far), 0.3)
+    f_m, f_nm = reference, exact(far, queries)
+    with np.errstate(invalid="ignore"):
+        p_exact = 0.3 * f_m / (0.3 * f_m + 0.7 * f_nm)
+    compared = (queries > 1e-12) & (f_m + f_nm > 1e-300)  # 0 is the point masses' (tested above)
+    assert compared.sum() > 4000 and np.max(np.abs(p[compared] - p_exact[compared])) < 1e-12
 
 
 # --- Attack-set design (El Emam et al. 2022), τ rules and the aux set (issue #13 §5) ---------------
