@@ -139,6 +139,8 @@ def main() -> None:
 
     settings = stage.settings_from_config(yaml.safe_load(Path(args.config).read_text())["dp"])
     small = scaled(settings, args.fraction)
+    if small["noise_seed"] is None:  # the loop and the batched code must draw the same DP noise to compare
+        small["noise_seed"] = 0
     adult = load_dataset(load_schema(ROOT / "config/datasets/adult.yaml"))
     print(f"config {args.config}: reps {settings['reps']}, noise-aware {settings['noise_aware_reps']}, "
           f"bootstrap {settings['bootstrap_reps']} x {settings['bootstrap_draws']} draws; fraction "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from .errors import ConfigError
+from .noise import check_noise_seed
 
 
 def non_finite_keys(value, key: str = "") -> list[str]:
@@ -37,6 +38,24 @@ def check_config(config: dict) -> None:
     if bad:
         raise ConfigError(f"config: {', '.join(repr(k) for k in bad)} must be finite numbers (got NaN or "
                           "infinity); set a finite value")
+    for key, value in noise_seeds(config):
+        check_noise_seed(value, f"config: {key}")
+
+
+def noise_seeds(config: dict) -> list[tuple[str, object]]:
+    """(key, value) of every noise seed a config sets (synthrisk.noise): a generator's or an audit
+    control's `params.noise_seed`, and the `dp:` block's `noise_seed`."""
+    found = []
+    blocks = {"generators": config.get("generators"),
+              "privacy_audit.controls": (config.get("privacy_audit") or {}).get("controls")}
+    for where, specs in blocks.items():
+        for name, spec in (specs or {}).items():
+            params = (spec or {}).get("params") if isinstance(spec, dict) else None
+            if isinstance(params, dict) and "noise_seed" in params:
+                found.append((f"{where}.{name}.params.noise_seed", params["noise_seed"]))
+    if isinstance(config.get("dp"), dict) and "noise_seed" in config["dp"]:
+        found.append(("dp.noise_seed", config["dp"]["noise_seed"]))
+    return found
 
 
 def job_settings(settings: dict, keys: tuple[str, ...], generator: str | None = None) -> dict:

@@ -30,7 +30,8 @@ def tiny_config(tmp_path, generators=None, **extra):
     config["domias"] = {}
     config["dp"] = {"families": ["gaussian", "logistic"], "epsilons": [0.5, 2.0], "reps": 20, "n": 500,
                     "n_grid": [500, 2000], "clip_multipliers": [0.5, 1.0], "noise_aware_reps": 5,
-                    "bootstrap_reps": 3, "bootstrap_draws": 20, "census": {"n": 500, "reps": 20}}
+                    "bootstrap_reps": 3, "bootstrap_draws": 20, "census": {"n": 500, "reps": 20},
+                    "noise_seed": 1}  # reproducible DP noise: a rerun gives the same tables
     config.update(extra)
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))

@@ -57,7 +57,9 @@ def check_default_run(tmp_path):
     summary = pd.read_csv(tmp_path / "results/tables/summary.csv")
     assert len(summary) == 2 * 9 and summary["status"].eq("ok").all()
     private = summary[summary["generator"].str.startswith("mst")]
-    assert private["dp_guarantee"].eq("(epsilon, delta)-DP").all() and summary["dp_guarantee"].notna().sum() == 4
+    # config/config.yaml sets MST's noise seeds (reproducible tables), so its releases say they are not private
+    assert private["dp_guarantee"].eq("not private: noise seed is known").all()
+    assert summary["dp_guarantee"].notna().sum() == 4
     for dataset, rows in summary.groupby("dataset"):
         by = rows.set_index("generator")
         assert by["quality"].idxmax() == "identity", dataset

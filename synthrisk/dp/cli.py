@@ -22,7 +22,10 @@ def add_command(sub) -> None:
                    help="from_data: read levels from the data; the result is then NOT DP and marked so")
     p.add_argument("--bootstrap", type=integer(20), default=200,
                    help="parametric-bootstrap draws (at least 20)")
-    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--seed", type=SEED, default=0, help="seed of the analysis (bootstrap, naive synthetic data)")
+    p.add_argument("--noise-seed", type=integer(0), default=None,
+                   help="draw the release's noise from this seed (with --seed) instead of the operating system's "
+                        "entropy: reproducible, and then NOT private (the JSON says so)")
     p.add_argument("--reference", action="store_true",
                    help="also print the non-private MLE and interval (NOT private: for checking only)")
     p.add_argument("--json", action="store_true")
@@ -45,7 +48,7 @@ def run(args) -> dict:
     levels = load_schema(args.schema).levels if args.schema else None
     result, reference = dp_inference(frame, args.family, response, args.epsilon, args.delta, args.clip,
                                      covariates=covariates, levels=levels, seed=args.seed,
-                                     bootstrap_draws=args.bootstrap, domain=args.domain)
+                                     bootstrap_draws=args.bootstrap, domain=args.domain, noise_seed=args.noise_seed)
     out = result.to_json()
     if args.reference:
         out["nonprivate_reference"] = reference

@@ -14,6 +14,12 @@ Coverage is computed over the replicates that yield an interval; a replicate wit
 estimate has no finite solution, so no Wald interval and no bootstrap to run) is counted in the
 `invalid` and `invalid_share` columns, and `coverage_invalid_as_miss` gives the coverage that
 counts it as a miss.
+
+The mechanism's noise in every simulated release is drawn from a generator of its own: fresh
+operating-system entropy unless the settings hold a `noise_seed` (the `dp:` block's), and then
+SeedSequence([noise_seed, seed, experiment]) (synthrisk.noise). The shipped configs set one, so
+that their tables are reproducible; everything else (records, bootstrap, synthetic data) comes
+from `seed`.
 """
 
 from __future__ import annotations
@@ -24,12 +30,15 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import nnls
 
+from ..noise import noise_generator
 from .families import Design, GaussianFamily, GLMFamily
 from .frames import family_data
 from .inference import bootstrap_batch, calibrated_variance, naive, noise_aware_batch, plugin, simulate_releases, wald
 from .mechanism import clip_rows, gaussian_sigma
 
 EXPERIMENTS = ("variance", "coverage", "clipping", "scaling", "census")
+#: the word that keeps each study's noise stream apart from the others' (module doc)
+NOISE_STREAMS = {"variance": 0, "coverage": 1, "clipping": 2, "census": 3}
 INTERVALS = ("nonprivate", "plugin_wald", "noise_aware_wald", "bootstrap", "naive")
 
 
@@ -61,6 +70,11 @@ def simulation_setups() -> dict[str, Setup]:
     }
 
 
+def study_noise(settings: dict, seed: int, study: str) -> np.random.Generator:
+    """The generator of one study's DP noise (module doc)."""
+    return noise_generator(settings.get("noise_seed"), seed, NOISE_STREAMS[study])
+
+
 def _mc_error(p: np.ndarray, reps: int) -> np.ndarray:
     return 1.96 * np.sqrt(np.clip(p * (1 - p), 1e-12, None) / reps)
 
@@ -73,7 +87,7 @@ def theoretical_variance(setup: Setup, n: int, sigma: float) -> float:
 @np.errstate(all="ignore")
 def variance_grid(settings: dict, seed: int) -> pd.DataFrame:
     """Plug-in DP estimates over n x epsilon: empirical variance and MSE vs the formula."""
-    rng = np.random.default_rng(seed)
+    rng, noise = np.random.default_rng(seed), study_noise(settings, seed, "variance")
     rows = []
     for name in settings["families"]:
         setup = simulation_setups()[name]
@@ -82,7 +96,7 @@ def variance_grid(settings: dict, seed: int) -> pd.DataFrame:
             for eps in settings["epsilons"]:
                 sigma = gaussian_sigma(eps, settings["delta"], 2 * setup.clip / n)
                 noisy, _ = simulate_releases(setup.family, setup.theta, n, setup.clip, sigma, rng,
-                                             settings["reps"])
+                                             settings["reps"], noise_rng=noise)
                 theta, valid = plugin(setup.family, noisy)
                 estimate = theta[valid][:, setup.family.reported][:, setup.focal]
                 rows.append({
@@ -187,14 +201,19 @@ def repetition_streams(rng: np.random.Generator, reps: int) -> list[np.random.Ge
 
 
 def coverage_rows(setup: Setup, name: str, n: int, eps: float, clip: float, settings: dict,
-                  rng: np.random.Generator, extra: dict | None = None, intervals=INTERVALS) -> list[dict]:
+                  rng: np.random.Generator, extra: dict | None = None, intervals=INTERVALS,
+                  noise_rng: np.random.Generator | None = None) -> list[dict]:
     """Coverage, width and MSE of the requested intervals for one (family, n, epsilon, clip), every
-    repetition analysed at once (reference.coverage_rows_one_at_a_time gives the same rows)."""
+    repetition analysed at once (reference.coverage_rows_one_at_a_time gives the same rows). The
+    releases' noise comes from `noise_rng` (one stream spawned per repetition), or from the
+    repetitions' own streams of `rng` without it."""
     fam = setup.family
     reps = settings["reps"]
     sigma = gaussian_sigma(eps, settings["delta"], 2 * clip / n)
     streams = repetition_streams(rng, reps)
-    noisy = np.stack([simulate_releases(fam, setup.theta, n, clip, sigma, stream)[0] for stream in streams])
+    noise_streams = streams if noise_rng is None else repetition_streams(noise_rng, reps)
+    noisy = np.stack([simulate_releases(fam, setup.theta, n, clip, sigma, stream, noise_rng=noise_stream)[0]
+                      for stream, noise_stream in zip(streams, noise_streams)])
     theta, valid = plugin(fam, noisy)
     results = {}
     if "nonprivate" in intervals:
@@ -262,12 +281,12 @@ def summarise_coverage(setup: Setup, name: str, n: int, eps: float, clip: float,
 def coverage_study(settings: dict, seed: int, cell_rows=None) -> pd.DataFrame:
     """`cell_rows` computes one cell: coverage_rows (default) or the per-repetition reference."""
     cell_rows = cell_rows or coverage_rows
-    rng = np.random.default_rng(seed)
+    rng, noise = np.random.default_rng(seed), study_noise(settings, seed, "coverage")
     rows = []
     for name in settings["families"]:
         setup = simulation_setups()[name]
         for eps in settings["epsilons"]:
-            rows += cell_rows(setup, name, settings["n"], eps, setup.clip, settings, rng)
+            rows += cell_rows(setup, name, settings["n"], eps, setup.clip, settings, rng, noise_rng=noise)
     return pd.DataFrame(rows)
 
 
@@ -276,13 +295,14 @@ def clipping_study(settings: dict, seed: int, cell_rows=None) -> pd.DataFrame:
     """Plug-in Wald coverage and MSE as the clip bound moves around the family's safe bound
     (`cell_rows` as in coverage_study)."""
     cell_rows = cell_rows or coverage_rows
-    rng = np.random.default_rng(seed)
+    rng, noise = np.random.default_rng(seed), study_noise(settings, seed, "clipping")
     rows = []
     for name in settings["families"]:
         setup = simulation_setups()[name]
         for multiplier in settings["clip_multipliers"]:
             rows += cell_rows(setup, name, settings["n"], settings["clip_epsilon"], setup.clip * multiplier,
-                                  settings, rng, {"clip_multiplier": multiplier}, intervals=("plugin_wald", "naive"))
+                              settings, rng, {"clip_multiplier": multiplier}, intervals=("plugin_wald", "naive"),
+                              noise_rng=noise)
     return pd.DataFrame(rows)
 
 
@@ -316,7 +336,7 @@ CENSUS_MODELS = {
 def census_study(adult: pd.DataFrame, settings: dict, seed: int) -> pd.DataFrame:
     """Repeated subsamples of Adult; target: the MLE on all records. Clip bounds come from the
     public domain (binary income; at most 16 years of education), not from the data."""
-    rng = np.random.default_rng(seed)
+    rng, noise = np.random.default_rng(seed), study_noise(settings, seed, "census")
     frame = adult_frame(adult)
     census = settings["census"]
     n, reps = census["n"], census["reps"]
@@ -336,7 +356,7 @@ def census_study(adult: pd.DataFrame, settings: dict, seed: int) -> pd.DataFrame
         reference_intervals = _invalid_to_nan(wald(fam, reference, n, 0.0)[:3], solved)
         for eps in settings["epsilons"]:
             sigma = gaussian_sigma(eps, settings["delta"], 2 * clip / n)
-            noisy = clean + rng.normal(0.0, sigma, size=clean.shape)
+            noisy = clean + noise.normal(0.0, sigma, size=clean.shape)
             theta, valid = plugin(fam, noisy)
             results = {"nonprivate": reference_intervals,
                        "plugin_wald": _invalid_to_nan(wald(fam, theta, n, sigma)[:3], valid),

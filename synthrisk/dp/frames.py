@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError, DataError, DomainError
+from ..noise import check_noise_seed, guarantee, noise_generator
 from .families import Design, GaussianFamily, GLMFamily
 from .inference import DPInference, analyse, nonprivate
 from .mechanism import release_statistics
@@ -102,14 +103,16 @@ def design_for(frame: pd.DataFrame, covariates: list[str], levels: dict | None =
 
 
 def family_data(frame: pd.DataFrame, family: str, response: str, covariates: list[str] | None = None,
-                levels: dict | None = None, domain: str = "public"):
+                levels: dict | None = None, domain: str = "public", noise_seed: int | None = None):
     """(family object, records dict, metadata) for `family` on `frame`; `levels` maps columns to
-    their public levels (a schema's `levels`)."""
+    their public levels (a schema's `levels`); `noise_seed` as in dp_inference (only the guarantee
+    in the metadata reads it)."""
     if family not in FAMILIES:
         raise DataError(f"unknown family {family!r}; choose one of {list(FAMILIES)}")
     if domain not in DOMAINS:
         raise ConfigError(f"domain must be one of {list(DOMAINS)}, got {domain!r}")
-    privacy = {"domain": domain, "guarantee": "(epsilon, delta)-DP" if domain == "public" else NOT_DP}
+    privacy = {"domain": domain, "noise_seed": noise_seed,
+               "guarantee": guarantee([] if domain == "public" else [NOT_DP], noise_seed)}
     y, meta = _response(frame, response, family, levels, domain)
     if family == "gaussian":
         # The clipped statistic (y, y^2) needs no domain: clipping alone bounds the sensitivity.
@@ -126,15 +129,21 @@ def family_data(frame: pd.DataFrame, family: str, response: str, covariates: lis
 
 def dp_inference(frame: pd.DataFrame, family: str, response: str, epsilon: float, delta: float, clip: float,
                  covariates: list[str] | None = None, levels: dict | None = None, seed: int = 0,
-                 bootstrap_draws: int = 200, domain: str = "public") -> tuple[DPInference, dict]:
+                 bootstrap_draws: int = 200, domain: str = "public",
+                 noise_seed: int | None = None) -> tuple[DPInference, dict]:
     """Release the clipped noisy mean statistic of `frame` and analyse it.
+
+    The release's noise comes from the operating system's entropy; with a `noise_seed` from
+    SeedSequence([noise_seed, seed]), reproducible and marked not private (synthrisk.noise). `seed`
+    drives the analysis (bootstrap, naive synthetic data), which is post-processing.
 
     Returns the analysis and the non-private reference (ordinary MLE and interval on the raw
     records; for checking only, it is not private)."""
-    fam, data, meta = family_data(frame, family, response, covariates, levels, domain)
-    rng = np.random.default_rng(seed)
-    release = release_statistics(fam.statistic(data), epsilon, delta, clip, rng, fam.name, meta)
-    result = analyse(fam, release, rng, bootstrap_draws)
+    noise_seed = check_noise_seed(noise_seed, "noise_seed")
+    fam, data, meta = family_data(frame, family, response, covariates, levels, domain, noise_seed)
+    release = release_statistics(fam.statistic(data), epsilon, delta, clip, noise_generator(noise_seed, seed),
+                                 fam.name, meta)
+    result = analyse(fam, release, np.random.default_rng(seed), bootstrap_draws)
     estimate, low, high, _ = nonprivate(fam, data)
     reference = {name: {"theta": float(e), "ci_low": float(lo), "ci_high": float(hi)}
                  for name, e, lo, hi in zip(fam.parameter_names, estimate, low, high)}

@@ -117,13 +117,16 @@ def noise_aware_batch(family, noisy_mean: np.ndarray, n: int, sigma: float, star
 
 
 def simulate_releases(family, theta: np.ndarray, n: int, clip: float, sigma: float, rng: np.random.Generator,
-                      draws: int | tuple = ()) -> tuple[np.ndarray, np.ndarray]:
+                      draws: int | tuple = (), noise_rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     """`draws` independent releases of n fresh records from parameter `theta`: the noisy mean
     statistics and their noise-free clipped means, each draws + (d,) (draws may be an int, a shape,
-    or () for one release). The clipped means are drawn first, then the noise."""
+    or () for one release). The clipped means are drawn first (from `rng`), then the noise (from
+    `noise_rng`, the mechanism's own generator in the experiments; by default `rng`, as in the
+    bootstrap, whose simulated releases are the analyst's post-processing)."""
     size = (int(draws),) if np.ndim(draws) == 0 else tuple(draws)
     clean = family.clipped_mean_statistic(np.asarray(theta, dtype=float), n, clip, rng, size)
-    return clean + rng.normal(0.0, sigma, size=clean.shape), clean
+    noise_rng = rng if noise_rng is None else noise_rng
+    return clean + noise_rng.normal(0.0, sigma, size=clean.shape), clean
 
 
 BOOTSTRAP_MIN_SOLVED = 0.5  # below this share of solvable bootstrap releases the interval is flagged

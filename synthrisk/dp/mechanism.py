@@ -4,6 +4,10 @@ Neighbouring datasets differ by replacing one record (n is public). Every per-re
 clipped to l2 norm B, so replacing one record moves the mean by at most 2B/n: the l2 sensitivity.
 The noise scale for (epsilon, delta) is the analytic Gaussian mechanism of Balle & Wang (2018),
 computed by `dp-accounting` for unit sensitivity and scaled by the sensitivity.
+
+The noise must come from a generator nobody can replay: by default fresh operating-system entropy
+(synthrisk.noise.noise_generator); a generator seeded with a known noise seed makes the release
+reproducible and not private, and the caller marks it so (frames.dp_inference does).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError, DataError
+from ..noise import noise_generator
 
 
 def check_privacy(epsilon: float, delta: float, clip: float) -> None:
@@ -67,9 +72,11 @@ def minimum_n(epsilon: float, delta: float, clip: float) -> int:
 
 
 def release_statistics(statistics: np.ndarray, epsilon: float, delta: float, clip: float,
-                       rng: np.random.Generator, family: str, meta: dict | None = None) -> Release:
-    """Release mean(clip(s_i)) + N(0, sigma^2 I) for per-record statistics `statistics` (n, d)."""
+                       rng: np.random.Generator | None, family: str, meta: dict | None = None) -> Release:
+    """Release mean(clip(s_i)) + N(0, sigma^2 I) for per-record statistics `statistics` (n, d).
+    `rng` draws the noise and nothing else; None: fresh operating-system entropy (module doc)."""
     check_privacy(epsilon, delta, clip)
+    rng = noise_generator(None) if rng is None else rng
     n = len(statistics)
     if n < minimum_n(epsilon, delta, clip):
         raise DataError(

@@ -15,9 +15,10 @@ from .mechanism import gaussian_sigma
 
 def coverage_rows_one_at_a_time(setup: Setup, name: str, n: int, eps: float, clip: float, settings: dict,
                                 rng: np.random.Generator, extra: dict | None = None,
-                                intervals=INTERVALS) -> list[dict]:
+                                intervals=INTERVALS, noise_rng: np.random.Generator | None = None) -> list[dict]:
     """experiments.coverage_rows, one repetition at a time: each repetition draws from its own
-    stream in the same order (release, reference records, bootstrap, synthetic data)."""
+    stream in the same order (release, reference records, bootstrap, synthetic data), and its
+    release's noise from its stream of `noise_rng` (or from its own stream without one)."""
     fam = setup.family
     reps = settings["reps"]
     sigma = gaussian_sigma(eps, settings["delta"], 2 * clip / n)
@@ -25,8 +26,10 @@ def coverage_rows_one_at_a_time(setup: Setup, name: str, n: int, eps: float, cli
     boot_reps = min(reps, settings.get("bootstrap_reps", 50)) if "bootstrap" in intervals else 0
     draws = settings.get("bootstrap_draws", 100)
     noisy, theta, valid, mle, solved, aware, boot, synthetic = [], [], [], [], [], [], [], []
-    for r, stream in enumerate(repetition_streams(rng, reps)):
-        release, _ = simulate_releases(fam, setup.theta, n, clip, sigma, stream)
+    streams = repetition_streams(rng, reps)
+    noise_streams = streams if noise_rng is None else repetition_streams(noise_rng, reps)
+    for r, (stream, noise_stream) in enumerate(zip(streams, noise_streams)):
+        release, _ = simulate_releases(fam, setup.theta, n, clip, sigma, stream, noise_rng=noise_stream)
         estimate, ok = plugin(fam, release[None, :])
         noisy.append(release)
         theta.append(estimate[0])

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..figures import save, subplots
+from ..noise import check_noise_seed
 from ..tables import write_table_formats
 from . import experiments as ex
 
@@ -25,6 +26,8 @@ DEFAULTS = {
     "bootstrap_reps": 50,
     "bootstrap_draws": 100,
     "census": {"n": 2000, "reps": 200},
+    # None: the simulated releases' DP noise from the operating system's entropy (experiments module doc)
+    "noise_seed": None,
 }
 COLORS = {"nonprivate": "0.5", "plugin_wald": "C0", "noise_aware_wald": "C2", "bootstrap": "C4", "naive": "C3"}
 
@@ -32,6 +35,7 @@ COLORS = {"nonprivate": "0.5", "plugin_wald": "C0", "noise_aware_wald": "C2", "b
 def settings_from_config(dp_config: dict | None) -> dict:
     settings = {**DEFAULTS, **(dp_config or {})}
     settings["census"] = {**DEFAULTS["census"], **(dp_config or {}).get("census", {})}
+    settings["noise_seed"] = check_noise_seed(settings["noise_seed"], "dp.noise_seed")
     unknown = set(settings["families"]) - set(ex.simulation_setups())
     if unknown:
         raise ConfigError(f"dp.families: unknown {sorted(unknown)}; choose from {list(ex.simulation_setups())}")

@@ -26,6 +26,12 @@ domain depends on the records. `domain: from_data` opts in to reading levels and
 training data instead: the result is then NOT differentially private and is marked so.
 Numeric values are drawn uniformly within their synthetic bin (rounded for integer columns).
 
+The noise is drawn from the operating system's entropy (synthrisk.noise): two fits on the same data
+with the same seed differ, and nobody can replay it. `noise_seed` (a non-negative integer) makes it
+reproducible, drawn from SeedSequence([noise_seed, seed]); the release is then NOT private (whoever
+knows the noise seed can subtract the noise) and `privacy()` says so. Sampling records from the
+fitted model is post-processing and uses the ordinary seed.
+
 `noise_multiplier_scale` (default 1) exists only as a control for the empirical privacy audit
 (synthrisk.privacy_audit): a value below 1 multiplies every round's noise by it, so the release is
 NOT (epsilon, delta)-DP and `privacy()` says so. Scaling by 1 / sqrt(p) reproduces the accounting
@@ -40,6 +46,7 @@ import pandas as pd
 from ..data.encoding import MISSING_LEVEL, category_strings, numeric_values
 from ..dp.mechanism import check_privacy, gaussian_sigma
 from ..errors import ConfigError
+from ..noise import check_noise_seed, guarantee, noise_generator
 from .base import Generator, register
 
 ROUNDS = ("one_way", "scores", "tree")
@@ -146,12 +153,15 @@ class MSTGenerator(Generator):
     """Params: epsilon (required), delta (default 1e-6), bins (numeric columns, default 16),
     iters (Private-PGM iterations, default 1000), domain ("public", the default: the schema's
     levels and bounds; "from_data": read from the training data, NOT DP, marked so),
-    noise_multiplier_scale (default 1; in (0, 1): an under-noised audit control, NOT DP, marked so)."""
+    noise_multiplier_scale (default 1; in (0, 1): an under-noised audit control, NOT DP, marked so),
+    noise_seed (default none: noise from the operating system's entropy; an integer makes the noise
+    reproducible and the release not private, marked so)."""
 
     libraries = ("mbi", "jax", "dp-accounting")
 
     def __init__(self, seed: int = 0, epsilon: float | None = None, delta: float = 1e-6, bins: int = DEFAULT_BINS,
-                 iters: int = 1000, domain: str = "public", noise_multiplier_scale: float = 1.0):
+                 iters: int = 1000, domain: str = "public", noise_multiplier_scale: float = 1.0,
+                 noise_seed: int | None = None):
         super().__init__(seed)
         if epsilon is None:
             raise ConfigError("mst generator: params.epsilon is required")
@@ -167,6 +177,7 @@ class MSTGenerator(Generator):
             raise ConfigError(f"mst generator: params.noise_multiplier_scale must be in (0, 1] (below 1 is an under-"
                               f"noised audit control; for more noise lower epsilon), got {noise_multiplier_scale}")
         self.domain, self.noise_multiplier_scale = domain, scale
+        self.noise_seed = check_noise_seed(noise_seed, "mst generator: params.noise_seed")
 
     def noise_multiplier(self) -> float:
         """Noise standard deviation per unit of sensitivity, the same in every round: three equal
@@ -181,7 +192,7 @@ class MSTGenerator(Generator):
             broken.append(f"{NOT_DP_NOISE} {self.noise_multiplier_scale:g} (an audit control)")
         return {"epsilon": self.epsilon, "delta": self.delta, "neighbours": "replace one record",
                 "domain": self.domain, "noise_multiplier_scale": self.noise_multiplier_scale,
-                "guarantee": "; ".join(broken) if broken else "(epsilon, delta)-DP"}
+                "noise_seed": self.noise_seed, "guarantee": guarantee(broken, self.noise_seed)}
 
     def domain_columns(self, train: pd.DataFrame, schema) -> dict[str, MSTColumn]:
         if self.domain == "public":
@@ -195,7 +206,7 @@ class MSTGenerator(Generator):
         from mbi import Domain, LinearMeasurement
         from mbi.estimation import MirrorDescent
 
-        rng = np.random.default_rng(self.seed)
+        rng = noise_generator(self.noise_seed, self.seed)  # every draw of fit() is DP noise
         self.columns_ = list(train.columns)
         self.dtypes_ = train.dtypes.to_dict()
         self.domain_cols_ = self.domain_columns(train, schema)

@@ -16,6 +16,17 @@ release is NOT differentially private end to end: the levels, the numeric ranges
 own encoder are read from the training data, so a record can move the domain (a value beyond the
 others widens the range that every synthetic value is clipped to). The empirical epsilon audit
 (synthrisk.privacy_audit, config/audit_synthcity.yaml) measures what that costs.
+
+DP noise (synthrisk.noise). synthcity draws its DP plugins' noise from the global generators it
+seeds with the `random_state` we give (`enable_reproducible_results`: numpy's global generator for
+PrivBayes' Laplace and AIM's Gaussian noise, torch's for Opacus' DP-SGD noise in DPGAN and PATE-GAN),
+so passing it the ordinary seed would make the noise replayable. For the DP plugins (NOISY_PLUGINS)
+the fit is therefore seeded with a seed drawn from the operating system's entropy, or, with
+`params.noise_seed`, derived from SeedSequence([noise_seed, seed, stream]) (and then marked not
+private). synthcity takes that seed as one 32-bit integer (numpy's legacy `np.random.seed`), so its
+noise has at most 32 bits of entropy, a limit of synthcity we cannot lift from outside. AIM runs its
+whole mechanism in `generate` (each call measures anew), so its sampling is seeded the same way;
+the other plugins sample, as post-processing, with the ordinary seed.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ import pandas as pd
 from ..data.encoding import MISSING_LEVEL, category_strings
 from ..data.schema import CATEGORICAL, INTEGER, DatasetSchema
 from ..errors import ConfigError, DataError
+from ..noise import check_noise_seed, guarantee, noise_integer
 from .base import Generator, register
 
 #: synthcity's DP plugins: the delta each uses when none is configured. PATE-GAN is not listed: it
@@ -41,6 +53,12 @@ NOT_DP_ALSO = {
     "privbayes": "synthcity's PrivBayes adds to counts Laplace noise scaled for probabilities (n times too "
                  "small), only on the cells the data occupy, and takes every distinct value as a level",
 }
+#: plugins that draw DP noise, whose fits are seeded apart from the ordinary seed (module doc)
+NOISY_PLUGINS = frozenset(DP_PLUGINS) | {"pategan"}
+#: plugins whose DP mechanism runs in `generate`: their sampling draws DP noise too
+MECHANISM_IN_GENERATE = frozenset({"aim"})
+#: words telling the fit's noise seed from the sampling one's (in a generate job both have `seed`)
+FIT_STREAM, SAMPLE_STREAM = 0, 1
 
 
 @register("synthcity")
@@ -53,8 +71,25 @@ class SynthcityGenerator(Generator):
         if plugin == "privbayes" and "delta" in params:
             raise ConfigError("synthcity backend: plugin privbayes takes no `delta` (it claims pure epsilon-DP); "
                               "remove params.delta")
+        noise_seed = check_noise_seed(params.pop("noise_seed", None), "synthcity backend: params.noise_seed")
+        if noise_seed is not None and plugin not in DP_PLUGINS:
+            # PATE-GAN's noise is seeded apart too, but it states no guarantee that could say "not private"
+            raise ConfigError(f"synthcity backend: params.noise_seed applies only to the DP plugins whose guarantee "
+                              f"synthrisk states ({sorted(DP_PLUGINS)}), not to {plugin}; remove it")
         super().__init__(seed=seed, **params)
-        self.plugin_name = plugin
+        self.plugin_name, self.noise_seed = plugin, noise_seed
+
+    def fit_seed(self) -> int:
+        """The random_state of the fit: the ordinary seed, or for a DP plugin a noise seed (module doc)."""
+        if self.plugin_name not in NOISY_PLUGINS:
+            return self.seed
+        return noise_integer(self.noise_seed, self.seed, FIT_STREAM)
+
+    def sample_seed(self, seed: int) -> int:
+        """The random_state of sampling: `seed`, or a noise seed where sampling reruns the mechanism."""
+        if self.plugin_name not in MECHANISM_IN_GENERATE:
+            return seed
+        return noise_integer(self.noise_seed, seed, SAMPLE_STREAM)
 
     def privacy(self) -> dict | None:
         if self.plugin_name not in DP_PLUGINS:
@@ -65,7 +100,8 @@ class SynthcityGenerator(Generator):
         return {"epsilon": float(self.params.get("epsilon", DEFAULT_EPSILON[self.plugin_name])),
                 # DPGAN without a delta uses 1 / n (synthcity's GAN): known only once fitted
                 "delta": None if delta is None else float(delta), "domain": "from_data",
-                "guarantee": NOT_DP_DOMAIN + (f"; {also}" if also else "")}
+                "noise_seed": self.noise_seed,
+                "guarantee": guarantee([NOT_DP_DOMAIN] + ([also] if also else []), self.noise_seed)}
 
     def _encode(self, train: pd.DataFrame, schema: DatasetSchema) -> pd.DataFrame:
         numeric_missing = [c for c in schema.numeric if train[c].isna().any()]
@@ -105,7 +141,8 @@ class SynthcityGenerator(Generator):
 
         self._schema = schema
         frame = self._encode(train, schema)
-        enable_reproducible_results(self.seed)
+        seed = self.fit_seed()
+        enable_reproducible_results(seed)
         plugins = Plugins()
         if self.plugin_name not in plugins.list():
             raise ConfigError(f"synthcity backend: unknown plugin {self.plugin_name!r}; "
@@ -120,13 +157,15 @@ class SynthcityGenerator(Generator):
                 max_clusters=params.get("encoder_max_clusters", 5),
                 categorical_limit=max([len(v) for v in self._levels.values()] + [10]) + 1,
             ).fit(frame, discrete_columns=categorical)
-        self._plugin = plugins.get(self.plugin_name, random_state=self.seed, **params)
+        # synthcity's fit reseeds numpy, torch and random with random_state: the DP plugins' noise seed
+        self._plugin = plugins.get(self.plugin_name, random_state=seed, **params)
         self._plugin.fit(frame)
         return self
 
     def sample(self, n: int, seed: int) -> pd.DataFrame:
         from synthcity.utils.reproducibility import enable_reproducible_results
 
+        seed = self.sample_seed(seed)
         enable_reproducible_results(seed)
         out = self._plugin.generate(count=n, random_state=seed).dataframe()
         return self._decode(out)

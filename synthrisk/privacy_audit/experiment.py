@@ -3,8 +3,10 @@
 The number is the test statistic of synthrisk.privacy_audit.statistic (the canary's cell counts in
 the synthetic data's one- and two-way marginals; its docstring says why).
 
-Runs: run i of the world without the canary fits with seed 2 i, of the world with it with 2 i + 1
-(every fit its own noise), and samples with that seed plus SAMPLE_SEED_OFFSET. The first half of
+Runs: run i of the world without the canary fits with seed 2 i, of the world with it with 2 i + 1,
+and samples with that seed plus SAMPLE_SEED_OFFSET. Every fit draws its own DP noise: from the
+operating system's entropy, or, when the spec sets `params.noise_seed`, from SeedSequence([noise_seed,
+fit seed]) (synthrisk.noise), distinct per fit and the same on every run of the same config. The first half of
 each world's runs chooses the threshold, the second half evaluates it (synthrisk.privacy_audit.bounds).
 """
 
@@ -24,7 +26,7 @@ from .statistic import canary_cell_count
 
 WITHOUT, WITH = "without", "with"
 WORLDS = (WITHOUT, WITH)
-#: sampling draws from a stream other than the fit's noise (both are seeded with integers)
+#: sampling seeds kept apart from the fit seeds (which derive the noise when a noise seed is set)
 SAMPLE_SEED_OFFSET = 1_000_003
 
 

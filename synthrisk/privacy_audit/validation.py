@@ -52,8 +52,10 @@ def validation_data():
     return schema.conform(simulate(n=N_RECORDS, seed=DATA_SEED)[COLUMNS]), schema
 
 
-def mst_spec(noise_multiplier_scale: float = 1.0, epsilon: float = EPSILON) -> dict:
-    return {"backend": "mst", "params": {"epsilon": epsilon, "noise_multiplier_scale": noise_multiplier_scale}}
+def mst_spec(noise_multiplier_scale: float = 1.0, epsilon: float = EPSILON, noise_seed: int | None = None) -> dict:
+    """MST's spec; without a noise seed every fit's noise comes from the operating system's entropy."""
+    params = {"epsilon": epsilon, "noise_multiplier_scale": noise_multiplier_scale}
+    return {"backend": "mst", "params": params if noise_seed is None else {**params, "noise_seed": noise_seed}}
 
 
 def actual_epsilon(spec: dict) -> float:

@@ -11,6 +11,7 @@ import pandas as pd
 from ..figures import save, subplots
 from ..io import read_json
 from ..measures.verdict import collect_evidence, risk_table, verdict_columns
+from ..noise import is_broken
 from ..tables import write_table_formats
 
 PAIR = ["dataset", "generator"]
@@ -32,8 +33,8 @@ def _status(runs: pd.DataFrame) -> pd.DataFrame:
     def describe(group: pd.DataFrame) -> pd.Series:
         failed = group[group["status"] != "ok"]
         text = "ok" if failed.empty else f"failed {len(failed)}/{len(group)}: {failed['error'].iloc[0]}"
-        # "not DP: domain read from the data" wins over a DP claim: any such run voids it.
-        guarantees = sorted(group["dp_guarantee"].dropna().unique(), key=lambda g: not g.startswith("not DP"))
+        # "not DP: ..." or "not private: noise seed is known" wins over a DP claim: any such run voids it.
+        guarantees = sorted(group["dp_guarantee"].dropna().unique(), key=lambda g: not is_broken(g))
         return pd.Series({"status": text, "n_seeds_ok": len(group) - len(failed),
                           "fit_seconds": group["fit_seconds"].mean(),
                           "dp_guarantee": guarantees[0] if guarantees else None})
