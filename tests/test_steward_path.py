@@ -358,3 +358,18 @@ def test_quirky_files_read_as_the_clean_ones_or_are_refused_by_name(files, clean
         assert changed.to_numpy().sum() == (role == quirks["blank_flag"]), role
         if role == quirks["blank_flag"]:
             assert typed["flag"].isna().sum() == 1 and changed["flag"].sum() == 1
+
+
+# Issue #28 item 3: DOMIAS in the audit, given the attacker's auxiliary records.
+def test_domias_runs_with_auxiliary_records_and_refuses_members_among_them(adult, files, quick, tmp_path, capsys):
+    used = adult.sample(800, random_state=5).index  # the `files` fixture's members and holdout
+    aux = adult.drop(index=used).sample(400, random_state=2).assign(flag=lambda f: (f["age"] > 40).astype(int))
+    aux.to_csv(files / "aux.csv", index=False)
+    assert main(audit_args(files, tmp_path / "out", extra=["--aux", str(files / "aux.csv")])) == 0
+    report = json.loads((tmp_path / "out/audit.json").read_text())
+    domias = next(m for m in report["measures"] if m["measure"] == "domias")
+    assert domias["status"] == "ok" and report["inputs"]["n_aux"] == 400
+    # Members among the auxiliary records are refused, naming the file.
+    pd.concat([aux.iloc[:200], pd.read_csv(files / "train.csv").iloc[:200]]).to_csv(files / "aux_bad.csv", index=False)
+    err = refused(audit_args(files, tmp_path / "bad", extra=["--aux", str(files / "aux_bad.csv")]), capsys)
+    assert "aux_bad.csv" in err and "auxiliary records" in err and "train.csv" in err

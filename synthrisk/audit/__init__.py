@@ -67,13 +67,14 @@ def _folder(out, files: dict, schema: str | None, writes_schema: bool) -> AuditF
     return AuditFolder(out, {**{f"--{k}": v for k, v in files.items()}, "--schema": schema}, targets)
 
 
-def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None, read_options=None) -> dict:
+def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None, read_options=None, aux=None) -> dict:
     """Lock and clear `out` of a previous audit (refusing a folder that is not writable or holds files
     synthrisk did not write), read and check the files (errors name the file and column), then
     `write_audit`. `read_options` (a mapping of `synthrisk.io.ReadOptions`) apply to every text file;
     by default a schema's `source.options` do."""
-    files = {"train": str(train), "synthetic": str(synthetic), "holdout": str(holdout) if holdout else None}
+    files = {"train": str(train), "synthetic": str(synthetic), "holdout": str(holdout) if holdout else None,
+             "aux": str(aux) if aux else None}
     with _folder(out, files, str(schema) if schema else None, not schema) as folder:
         data = read_inputs(files["train"], files["synthetic"], files["holdout"], str(schema) if schema else None,
-                           sensitive, read_options=read_options)
+                           sensitive, read_options=read_options, aux=files["aux"])
         return write_audit(data, out, folder)

@@ -192,3 +192,20 @@ def record_checks(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetS
                "holdout_in_train_expected": overlap.expected_share, "holdout_repeats": repeats.count,
                "holdout_repeats_expected": repeats.expected_share, "same_population": population}
     return figures, notes
+
+
+def aux_checks(members: pd.DataFrame, holdout: pd.DataFrame, aux: pd.DataFrame, schema: DatasetSchema,
+               paths: dict) -> dict:
+    """The auxiliary records must be other people than the members and the holdout: an excess of
+    records shared with either is refused (the same rule as the holdout's)."""
+    columns = [c for c in schema.columns if c != ROW_ID]
+    found = {}
+    for role, frame in (("train", members), ("holdout", holdout)):
+        overlap = holdout_in_train(frame, aux, columns)
+        if overlap.excessive:
+            raise DataError(
+                f"{paths['aux']}: {overlap.count} of {overlap.n} auxiliary records ({overlap.share:.1%}) also occur, "
+                f"value for value, in {paths[role]}, against {overlap.expected_share:.1%} expected by chance; the "
+                "auxiliary records must be people outside both the training and the holdout file")
+        found[f"aux_in_{role}"] = overlap.count
+    return found

@@ -22,6 +22,8 @@ def add_command(sub) -> None:
     p.add_argument("--synthetic", required=True, help="the synthetic release (CSV/Parquet)")
     p.add_argument("--holdout", help="records of the same population the generator never saw; without them the "
                                      "membership, control-set and utility measures are skipped")
+    p.add_argument("--aux", help="records of the same population that are neither training nor holdout records "
+                                 "(the attacker's sample; DOMIAS needs them); default: DOMIAS is skipped")
     p.add_argument("--schema", help="dataset schema (YAML); default: inferred from --train and written to "
                                     "OUT/schema.yaml")
     p.add_argument("--sensitive", nargs="+", metavar="COL",
@@ -39,7 +41,7 @@ def run(args) -> dict | str:
 
     options = reader_options(args)
     report = audit(args.train, args.synthetic, args.out, holdout=args.holdout, schema=args.schema,
-                   sensitive=args.sensitive, read_options=options or None)
+                   sensitive=args.sensitive, read_options=options or None, aux=args.aux)
     if args.json:
         return report
     lines = [f"{risk['label']}: {risk['verdict']}" for risk in report["risks"]]

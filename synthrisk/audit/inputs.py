@@ -17,7 +17,7 @@ from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError, SchemaError
 from ..io import ReadOptions
-from .checks import check_blank_columns, check_sizes, record_checks
+from .checks import aux_checks, check_blank_columns, check_sizes, record_checks
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,9 @@ class AuditInput:
     #: sentences the page and the command line show before the verdicts (small files, overlaps,
     #: a holdout from another population, roles changed by --sensitive)
     notes: list = field(default_factory=list)
+    #: the attacker's population sample (neither members nor holdout; DOMIAS's reference density),
+    #: empty when none was given
+    aux: pd.DataFrame | None = None
 
 
 def _with_sensitive(schema: DatasetSchema, sensitive: list[str], origin: str) -> tuple[DatasetSchema, list[str]]:
@@ -95,10 +98,12 @@ def _read(path: str, options: ReadOptions):
 
 
 def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: str | None = None,
-                sensitive: list[str] | None = None, read_options: dict | None = None) -> AuditInput:
+                sensitive: list[str] | None = None, read_options: dict | None = None,
+                aux: str | None = None) -> AuditInput:
     """Read and check every file; errors name the file and the column. `read_options` (separator,
     encoding, missing-value markers: `synthrisk.io.ReadOptions`) apply to every text file; by default
-    the schema's `source.options` do."""
+    the schema's `source.options` do. `aux`: records of the population that are neither members nor
+    holdout (the attacker's sample, for DOMIAS)."""
     from ..data import load_schema
     from ..data.infer import dataset_name, guess_columns, infer_schema, schema_yaml
 
@@ -107,7 +112,11 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
     frames = {"train": _read(train, options), "synthetic": _read(synthetic, options)}
     if holdout:
         frames["holdout"] = _read(holdout, options)
-    paths = {"train": train, "synthetic": synthetic, "holdout": holdout}
+    if aux:
+        if not holdout:
+            raise ConfigError("--aux: the auxiliary records serve the membership attacks, which need --holdout too")
+        frames["aux"] = _read(aux, options)
+    paths = {"train": train, "synthetic": synthetic, "holdout": holdout, "aux": aux}
     for what, frame in frames.items():
         if frame.empty:
             raise DataError(f"{paths[what]}: has no rows; the audit needs records in every file")
@@ -144,6 +153,8 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
         # Each real file against the other too: pooled, a holdout typed apart from the training file
         # (another encoding of one column) would pass and mismatch every synthetic record.
         parsed.unknown_level_shares(typed["train"], typed["holdout"], what=holdout, reference=f"training records ({train})")
+    if aux:
+        parsed.unknown_level_shares(typed["train"], typed["aux"], what=aux, reference=f"training records ({train})")
     check_blank_columns(real, typed["synthetic"], list(parsed.columns), synthetic)
     members = typed["train"]
     members.insert(0, ROW_ID, _ids(frames["train"], 0, train))
@@ -157,7 +168,21 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
         checks, found = record_checks(members, non_members, parsed, paths, seed=0)
         notes += found
     else:
-        non_members = pd.DataFrame({c: pd.Series(dtype=members[c].dtype) for c in members.columns})
+        non_members = _empty_like(members)
         checks = {}
+    if aux:
+        auxiliary = typed["aux"]
+        auxiliary.insert(0, ROW_ID, _ids(frames["aux"], int(non_members[ROW_ID].max()) + 1, aux))
+        if set(auxiliary[ROW_ID]) & (set(members[ROW_ID]) | set(non_members[ROW_ID])):
+            raise DataError(f"{aux}: record ids of column '{ROW_ID}' repeat ids of {train} or {holdout}; the "
+                            "auxiliary records must be other people")
+        checks["aux"] = aux_checks(members, non_members, auxiliary, parsed, paths)
+    else:
+        auxiliary = _empty_like(members)
     return AuditInput(members=members, holdout=non_members, synthetic=typed["synthetic"], schema=parsed,
-                      schema_path=schema, files=paths, inferred_yaml=inferred_yaml, checks=checks, notes=notes)
+                      schema_path=schema, files=paths, inferred_yaml=inferred_yaml, checks=checks, notes=notes,
+                      aux=auxiliary)
+
+
+def _empty_like(frame: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=frame[c].dtype) for c in frame.columns})

@@ -131,6 +131,7 @@ def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, ris
     return finite_or_null({
         "inputs": {**files, "schema": data.schema_path, "schema_inferred": data.schema_path is None,
                    "n_train": len(data.members), "n_holdout": len(data.holdout), "n_synthetic": len(data.synthetic),
+                   "n_aux": 0 if data.aux is None else len(data.aux),
                    "checks": data.checks, "notes": list(data.notes)},
         "schema": data.schema.to_dict(),
         "seed": SEED,

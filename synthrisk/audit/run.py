@@ -43,11 +43,13 @@ def audit_measures() -> dict:
 
 def measure_input(data: AuditInput) -> MeasureInput:
     return MeasureInput(
-        members=data.members, non_members=data.holdout, aux=data.holdout.iloc[:0], synthetic=data.synthetic,
+        members=data.members, non_members=data.holdout,
+        aux=data.aux if data.aux is not None else data.holdout.iloc[:0], synthetic=data.synthetic,
         schema=data.schema,
-        # The members and the holdout are taken as the population the members were drawn from: the
-        # membership attack set keeps El Emam's member share n_train / (n_train + n_holdout).
-        population_size=len(data.members) + len(data.holdout), seed=SEED)
+        # The members, the holdout and the auxiliary records are taken as the population the members
+        # were drawn from: the membership attack set keeps El Emam's member share n_train / N.
+        population_size=len(data.members) + len(data.holdout) + (0 if data.aux is None else len(data.aux)),
+        seed=SEED)
 
 
 def run_measures(data: AuditInput, work: Path, measures: dict) -> list[Outcome]:
