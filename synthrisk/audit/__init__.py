@@ -24,7 +24,7 @@ __all__ = ["AuditInput", "audit", "read_inputs", "write_audit"]
 HTML, JSON, SCHEMA, TABLES = "audit.html", "audit.json", "schema.yaml", "tables"
 
 
-def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = None) -> dict:
+def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = None, bar: bool | None = None) -> dict:
     """Run the audit on checked input and write out/audit.html, out/audit.json, out/tables/*.csv
     (the measures' tables) and, for an inferred schema, out/schema.yaml. Returns the JSON.
 
@@ -36,7 +36,7 @@ def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = 
 
     if folder is None:
         with _folder(out, data.files, data.schema_path, data.schema_path is None) as opened:
-            return write_audit(data, out, opened)
+            return write_audit(data, out, opened, bar)
     start = time.perf_counter()
     measures = audit_measures()
     staging = folder.staging
@@ -49,7 +49,7 @@ def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = 
                  "and rerun with --schema)")
     for note in data.notes:
         progress(f"note: {note}")
-    runs = run_measures(data, work, measures)
+    runs = run_measures(data, work, measures, bar)
     progress("summarising")
     evidence, risks = summarise(runs, measures, work)
     page.write_figures(evidence, work / "figures")
@@ -67,14 +67,16 @@ def _folder(out, files: dict, schema: str | None, writes_schema: bool) -> AuditF
     return AuditFolder(out, {**{f"--{k}": v for k, v in files.items()}, "--schema": schema}, targets)
 
 
-def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None, read_options=None, aux=None) -> dict:
+def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None, read_options=None, aux=None,
+          bar: bool | None = None) -> dict:
     """Lock and clear `out` of a previous audit (refusing a folder that is not writable or holds files
     synthrisk did not write), read and check the files (errors name the file and column), then
     `write_audit`. `read_options` (a mapping of `synthrisk.io.ReadOptions`) apply to every text file;
-    by default a schema's `source.options` do."""
+    by default a schema's `source.options` do. `bar`: a progress bar on stderr (default: when stderr
+    is a terminal)."""
     files = {"train": str(train), "synthetic": str(synthetic), "holdout": str(holdout) if holdout else None,
              "aux": str(aux) if aux else None}
     with _folder(out, files, str(schema) if schema else None, not schema) as folder:
         data = read_inputs(files["train"], files["synthetic"], files["holdout"], str(schema) if schema else None,
                            sensitive, read_options=read_options, aux=files["aux"])
-        return write_audit(data, out, folder)
+        return write_audit(data, out, folder, bar)

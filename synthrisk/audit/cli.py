@@ -41,7 +41,8 @@ def run(args) -> dict | str:
 
     options = reader_options(args)
     report = audit(args.train, args.synthetic, args.out, holdout=args.holdout, schema=args.schema,
-                   sensitive=args.sensitive, read_options=options or None, aux=args.aux)
+                   sensitive=args.sensitive, read_options=options or None, aux=args.aux,
+                   bar=False if args.json else None)
     if args.json:
         return report
     lines = [f"{risk['label']}: {risk['verdict']}" for risk in report["risks"]]

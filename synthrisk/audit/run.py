@@ -52,12 +52,16 @@ def measure_input(data: AuditInput) -> MeasureInput:
         seed=SEED)
 
 
-def run_measures(data: AuditInput, work: Path, measures: dict) -> list[Outcome]:
-    """Every unit of every measure on the release; per-run JSON and records under `work`."""
+def run_measures(data: AuditInput, work: Path, measures: dict, bar: bool | None = None) -> list[Outcome]:
+    """Every unit of every measure on the release; per-run JSON and records under `work`. `bar`: a
+    progress bar on stderr (None: when stderr is a terminal), else a line per step."""
+    from ..progress import StepProgress
+
     plan = plan_runs(measures, data.schema, lambda measure: work / "runs" / measure.name)
     inputs = measure_input(data)
-    return run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": SEED},
-                     announce=progress)
+    with StepProgress(len(plan), progress, enabled=bar) as steps:
+        return run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": SEED},
+                         announce=steps.announce)
 
 
 def summarise(runs: list[Outcome], measures: dict, work: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
