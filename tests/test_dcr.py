@@ -153,3 +153,26 @@ def test_bad_inputs(adult_parts, adult_schema):
         dcr(m, h, m.iloc[:0], adult_schema)
     with pytest.raises(SchemaError, match=r"synthetic: column\(s\) \['age'\]"):
         dcr(m, h, m.drop(columns="age"), adult_schema)
+
+
+def test_synthetic_cap_searches_a_sample_and_counts_copies_over_all(adult_parts, adult_schema):
+    """Issue #28: above max_synthetic the searches (share, interval, test, DCR, NNDR) are those of a
+    seeded sample of synthetic records, each with the distances it has in the full run; exact copies
+    are counted over every synthetic record; at the cap nothing changes."""
+    from synthrisk.errors import ConfigError
+
+    syn = synthetic(adult_parts, adult_schema, "cart")
+    full = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema, seed=2, max_synthetic=None)
+    at_cap = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema, seed=2, max_synthetic=2000)
+    assert {**at_cap.to_json(), "max_synthetic": None} == full.to_json() and full.to_json()["subsample_note"] is None
+    capped = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema, seed=2, max_synthetic=500)
+    out, records = capped.to_json(), capped.records
+    assert out["n_synthetic"] == len(records) == 500 and out["n_synthetic_total"] == 2000 and out["capped"]
+    assert "500 of the 2,000 synthetic records" in out["subsample_note"]
+    pd.testing.assert_frame_equal(records.reset_index(drop=True),
+                                  full.records.iloc[records["synthetic_index"]].reset_index(drop=True))
+    assert out["exact_copies_member"] == full.to_json()["exact_copies_member"]  # over all 2,000
+    assert out["share_interval"]["high"] - out["share_interval"]["low"] > \
+        full.to_json()["share_interval"]["high"] - full.to_json()["share_interval"]["low"]
+    with pytest.raises(ConfigError, match="max_synthetic"):
+        dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema, max_synthetic=0)

@@ -358,3 +358,29 @@ def test_tpr_at_low_fpr_test_holds_its_level_and_catches_a_small_leak():
     metrics = score_metrics(y, scores)
     assert metrics["auc"] < 0.56 and tpr_against_chance(metrics["tpr_at_fpr"]["1e-02"], 0.01, n1, n0) < 1e-6
     assert tpr_against_chance(0.5, 0.01, n1, 50) is None  # 50 non-members cannot resolve FPR 1e-2
+
+
+def test_attack_set_cap_scores_a_sample_at_the_same_share_and_says_so(with_ids, sim_schema):
+    """Issue #28: above mia.max_attack a seeded sample of the attack set is scored, at the same
+    member share, drawn from the uncapped attack set; at or below the cap nothing changes."""
+    from synthrisk.mia.attacks import plan_attack_set
+
+    plan = plan_attack_set(25000, 25000, 0.5, 0, max_attack=20000)
+    assert (plan.n_members, plan.n_non_members) == (10000, 10000) and "max_attack = 20,000" in plan.subsample_note
+    assert plan_attack_set(25000, 25000, 0.5, 0, max_attack=50000).subsample_note is None
+    kwargs = {"population_size": 6000, "realistic": False}
+    full = _identity_attack(with_ids, sim_schema, max_attack=None, **kwargs)
+    n = len(full.records)
+    at_cap = _identity_attack(with_ids, sim_schema, max_attack=n, **kwargs)
+    assert {**at_cap.to_json(), "max_attack": None} == full.to_json()
+    assert full.summary["subsample_note"] is None and not full.summary["capped"]
+    capped = _identity_attack(with_ids, sim_schema, max_attack=600, **kwargs)
+    records = capped.records
+    assert len(records) == 600 and capped.summary["capped"]
+    assert abs(records["member"].mean() - full.records["member"].mean()) < 2e-3
+    assert set(records["row_id"]) <= set(full.records["row_id"])
+    by_id = full.records.set_index("row_id")["distance"]
+    np.testing.assert_array_equal(records["distance"].to_numpy(), by_id.loc[records["row_id"]].to_numpy())
+    assert capped.summary["n_attack"] == 600 and capped.summary["subsample_note"] in capped.summary["design_notes"]
+    with pytest.raises(ConfigError, match="max_attack"):
+        _identity_attack(with_ids, sim_schema, max_attack=3, **kwargs)

@@ -263,3 +263,32 @@ def test_refit_null_stops_a_lucky_function_of_the_quasi_identifiers_from_beating
     assert _refit_p_value(0.69, np.full(5, 0.752)) == 1.0
     assert strong.n_null_refits == 3  # far above its null: refits stop at the minimum
     assert result.chance_floor == max(result.rapid_null, result.rapid_null_refit)
+
+
+def test_size_caps_subsample_and_say_so_and_change_nothing_below_them(strong, sim_schema):
+    """Issue #28: above `max_records` a seeded sample of the real records is scored (each with the
+    score it has in the full run: same attacker, b_i from all records) and the interval is the
+    sample's; above `max_train` the attacker learns from a sample of the release; at or below the
+    caps the result is the uncapped one."""
+    real, synthetic = strong
+    real = real.assign(row_id=np.arange(100, 100 + len(real)))
+    kwargs = {"n_trees": 30, "n_permutations": 19, "null_refits": 0, "seed": 2}
+    full = rapid(real, synthetic["cart"], sim_schema, "y_cat", max_train=None, max_records=None, **kwargs)
+    at_cap = rapid(real, synthetic["cart"], sim_schema, "y_cat", max_train=1500, max_records=1500, **kwargs)
+    assert at_cap.to_json() == full.to_json() and not full.to_json()["capped"]
+    assert full.subsample_note is None and full.n_records == full.n_records_total == 1500
+    scored = rapid(real, synthetic["cart"], sim_schema, "y_cat", max_train=None, max_records=400, **kwargs)
+    assert scored.n_records == 400 and scored.n_records_total == 1500 and scored.n_train == 1500
+    assert "400 of the 1,500 real records" in scored.subsample_note and scored.to_json()["capped"]
+    same = full.records.set_index("row_id").loc[scored.records["row_id"], "score"].to_numpy()
+    np.testing.assert_array_equal(scored.records["score"].to_numpy(), same)
+    assert scored.rapid == pytest.approx(scored.records["at_risk"].mean())
+    assert scored.ci_high - scored.ci_low > full.ci_high - full.ci_low  # the sample's (wider) interval
+    learned = rapid(real, synthetic["cart"], sim_schema, "y_cont", max_train=600, max_records=None, **kwargs)
+    assert learned.n_train == 600 and learned.n_synthetic_total == 1500 and "600 of the 1,500 synthetic" in \
+        learned.subsample_note
+    again = rapid(real, synthetic["cart"], sim_schema, "y_cont", max_train=600, max_records=None, **kwargs)
+    assert again.to_json() == learned.to_json()
+    for bad in (0, 1.5, True):
+        with pytest.raises(ConfigError, match="max_train"):
+            rapid(real, synthetic["cart"], sim_schema, "y_cat", max_train=bad, **kwargs)

@@ -57,13 +57,16 @@ from statsmodels.stats.proportion import proportion_confint
 
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
-from ..errors import DataError
+from ..errors import ConfigError, DataError
 from ..io import finite_or_null
 from ..mia.gower import GowerSpace, k_nearest_encoded
 
 LEVEL = 0.95
 QUANTILES = {"p05": 0.05, "median": 0.5}
 _SUBSAMPLE_STREAM = 0x444352  # "DCR": the equal-size subsample, independent of other seeded draws
+_CAP_STREAM = 0x44435243  # "DCRC": the synthetic records scored above the cap
+#: synthetic records searched at most (issue #28); beyond it a seeded sample is (`max_synthetic`)
+DEFAULT_MAX_SYNTHETIC = 100_000
 DISTANCE_NOTE = ("Gower (numeric |x - y| / range capped at 1, categorical mismatch, mean over columns); "
                  "numeric ranges from the members and holdout records given")
 
@@ -84,7 +87,8 @@ class DcrResult:
         `nndr_holdout` {p05, median, mean}, `nndr_privacy_loss` {value, se} (mean NNDR to the
         holdout minus to the members, SynthEval's sign), `exact_copies_member`,
         `exact_copies_holdout` and their `*_share`, the design (`n_synthetic`,
-        `n_members_available`, `n_holdout_available`, `n_compared`, `subsampled`,
+        `n_synthetic_total`, `max_synthetic`, `capped`, `subsample_note` (the synthetic records scored
+        above the cap), `n_members_available`, `n_holdout_available`, `n_compared`, `subsampled`,
         `comparison_rule`, `tie_rule`, `nndr_rule`, `distance`, `seed`) and `unknown_level_share`."""
         return finite_or_null(self.summary)
 
@@ -146,14 +150,22 @@ def _ids(frame: pd.DataFrame) -> np.ndarray:
 
 
 def dcr(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
-        seed: int = 0) -> DcrResult:
+        seed: int = 0, max_synthetic: int | None = DEFAULT_MAX_SYNTHETIC) -> DcrResult:
     """DCR share, interval and test, DCR quantiles, NNDR and exact copies (module docstring).
 
     `members`: the generator's training records; `holdout`: records of the same population it did
     not see; `synthetic`: the generator's output. A `row_id` column, when present, is carried into
     `records` (`nearest_member`, `nearest_holdout`); otherwise positions are used. The larger of
     members and holdout is subsampled with `seed` to the size of the smaller.
+
+    With more than `max_synthetic` synthetic records (None: no cap), the nearest-record searches,
+    the share, its interval and test, DCR and NNDR are those of a seeded sample of `max_synthetic`
+    of them (`subsample_note` says so; the interval is the sample's); exact copies are still counted
+    over every synthetic record. Below the cap nothing changes.
     """
+    if max_synthetic is not None and (isinstance(max_synthetic, bool) or int(max_synthetic) != max_synthetic
+                                      or max_synthetic < 1):
+        raise ConfigError(f"dcr: max_synthetic must be a positive integer or null (no cap), got {max_synthetic}")
     typed_m = _conform(members, schema, "members", 2)
     typed_h = _conform(holdout, schema, "holdout", 2)
     typed_s = _conform(synthetic, schema, "synthetic", 1)
@@ -172,8 +184,15 @@ def dcr(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, s
     h_num, h_cat = space.encode(typed_h, "holdout")
     s_num, s_cat = space.encode(typed_s, "synthetic")
     p = space.n_columns
-    dm1, im1, dm2, _ = _two_nearest_encoded(s_num, s_cat, m_num[member_pos], m_cat[member_pos], p)
-    dh1, ih1, dh2, _ = _two_nearest_encoded(s_num, s_cat, h_num[holdout_pos], h_cat[holdout_pos], p)
+    n_total, scored, note = len(typed_s), np.arange(len(typed_s)), None
+    if max_synthetic is not None and n_total > max_synthetic:
+        scored = np.sort(np.random.default_rng([seed, _CAP_STREAM]).permutation(n_total)[:int(max_synthetic)])
+        note = (f"nearest records searched for {len(scored):,} of the {n_total:,} synthetic records (drawn at random, "
+                "seeded; dcr.max_synthetic): the share closer to members, its interval and test, DCR and NNDR are "
+                "that sample's; exact copies are counted over every synthetic record")
+    q_num, q_cat = s_num[scored], s_cat[scored]
+    dm1, im1, dm2, _ = _two_nearest_encoded(q_num, q_cat, m_num[member_pos], m_cat[member_pos], p)
+    dh1, ih1, dh2, _ = _two_nearest_encoded(q_num, q_cat, h_num[holdout_pos], h_cat[holdout_pos], p)
     with np.errstate(invalid="ignore", divide="ignore"):
         nndr_m = np.where(dm2 > 0, dm1 / np.where(dm2 > 0, dm2, 1.0), 1.0)
         nndr_h = np.where(dh2 > 0, dh1 / np.where(dh2 > 0, dh2, 1.0), 1.0)
@@ -193,15 +212,15 @@ def dcr(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, s
 
     keys_s = _row_keys(s_num, s_cat)
     member_keys, holdout_keys = set(_row_keys(m_num, m_cat)), set(_row_keys(h_num, h_cat))
-    copy_m = np.fromiter((k in member_keys for k in keys_s), dtype=bool, count=n)
-    copy_h = np.fromiter((k in holdout_keys for k in keys_s), dtype=bool, count=n)
+    copy_m = np.fromiter((k in member_keys for k in keys_s), dtype=bool, count=n_total)
+    copy_h = np.fromiter((k in holdout_keys for k in keys_s), dtype=bool, count=n_total)
 
     ids_m, ids_h = _ids(members)[member_pos], _ids(holdout)[holdout_pos]
     records = pd.DataFrame({
-        "synthetic_index": np.arange(n), "nearest_member": ids_m[im1], "distance_member": dm1,
+        "synthetic_index": scored, "nearest_member": ids_m[im1], "distance_member": dm1,
         "second_distance_member": dm2, "nndr_member": nndr_m, "nearest_holdout": ids_h[ih1],
         "distance_holdout": dh1, "second_distance_holdout": dh2, "nndr_holdout": nndr_h,
-        "closer_to_member": closer, "exact_copy_member": copy_m, "exact_copy_holdout": copy_h,
+        "closer_to_member": closer, "exact_copy_member": copy_m[scored], "exact_copy_holdout": copy_h[scored],
     })
     nndr_loss = float(nndr_h.mean() - nndr_m.mean())
     nndr_se = float(np.sqrt(nndr_h.var(ddof=1) / n + nndr_m.var(ddof=1) / n)) if n > 1 else None
@@ -220,7 +239,9 @@ def dcr(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, s
         "nndr_privacy_loss": {"value": nndr_loss, "se": nndr_se},
         "exact_copies_member": int(copy_m.sum()), "exact_copies_holdout": int(copy_h.sum()),
         "exact_copies_member_share": float(copy_m.mean()), "exact_copies_holdout_share": float(copy_h.mean()),
-        "n_synthetic": n, "n_members_available": len(typed_m), "n_holdout_available": len(typed_h),
+        "n_synthetic": n, "n_synthetic_total": n_total, "max_synthetic": max_synthetic, "capped": note is not None,
+        "subsample_note": note,
+        "n_members_available": len(typed_m), "n_holdout_available": len(typed_h),
         "n_compared": n_compared, "subsampled": subsampled,
         "comparison_rule": ("equal sizes: the larger of members and holdout is subsampled (seeded) to the "
                             "smaller's size before the nearest-record searches; exact copies use all records"),

@@ -3,7 +3,7 @@ measure: one job per synthetic dataset (synthrisk.dcr).
 
 Summary JSON: `DcrResult.to_json()` (`share_closer_to_member`, `share_interval`,
 `p_value_one_sided`, DCR and NNDR quantiles, exact copies, the design). Per-record table: one row
-per synthetic record (its index, nearest member and holdout row ids, distances, NNDR)."""
+per synthetic record scored (its index, nearest member and holdout row ids, distances, NNDR)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..dcr.core import DEFAULT_MAX_SYNTHETIC
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
 from .registry import register_measure
@@ -31,13 +32,15 @@ class Dcr(Measure):
     @dataclass(frozen=True)
     class Settings:
         alpha: float = 0.05   # level of the one-sided sign test of "closer to members than to the holdout"
+        max_synthetic: int | None = DEFAULT_MAX_SYNTHETIC  # synthetic records searched (a seeded sample beyond)
 
     def run(self, data, settings, unit):
         from ..dcr import dcr
 
         if data.non_members.empty:
             raise NotApplicable("DCR needs holdout records (non-members) to compare with")
-        result = dcr(data.members, data.non_members, data.synthetic, data.schema, seed=data.seed)
+        result = dcr(data.members, data.non_members, data.synthetic, data.schema, seed=data.seed,
+                     max_synthetic=settings.max_synthetic)
         return MeasureResult(result.to_json(), result.records)
 
     def log_line(self, result) -> str:

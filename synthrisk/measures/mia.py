@@ -48,7 +48,7 @@ class Mia(Measure):
             data.members, data.non_members, data.synthetic, data.schema, aux=aux, realistic=aux is not None,
             aux_member_fraction=settings.aux_member_fraction, seed=data.seed, thresholds=settings.thresholds,
             member_share=settings.member_share, population_size=data.population_size,
-            min_attack_members=settings.min_attack_members)
+            min_attack_members=settings.min_attack_members, max_attack=settings.max_attack)
         s = result.summary
         print(f"attack set: {s['n_attack']} records, member share {s['member_share']:.4f} "
               f"(target {s['member_share_target']}, {s['member_share_rule']}); "

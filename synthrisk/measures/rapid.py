@@ -50,7 +50,8 @@ class Rapid(Measure):
         result = rapid(data.members, data.synthetic, data.schema, key["sensitive"], attacker=key["attacker"],
                        tau=settings.tau, epsilon=settings.epsilon, method=settings.method, error=settings.error,
                        n_trees=settings.n_trees, n_permutations=settings.permutations, seed=data.seed,
-                       n_jobs=self.threads, null_refits=settings.null_refits)
+                       n_jobs=self.threads, null_refits=settings.null_refits, max_train=settings.max_train,
+                       max_records=settings.max_records)
         return MeasureResult({**result.to_json(), "attribution": result.attribution.to_dict("records")},
                              result.records)
 

