@@ -1,5 +1,6 @@
 """The empirical epsilon audit (synthrisk.privacy_audit): bounds on known counts, the canary, the
-statistic, the under-noised MST control; the slow test runs the audit on MST and its control."""
+neighbour relations, the statistic, the under-noised MST control, the run-level (Bonferroni) level;
+the slow test runs the audit on MST and its control."""
 
 from __future__ import annotations
 
@@ -11,17 +12,22 @@ from scipy.stats import beta
 from synthrisk.data import load_schema
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.errors import ConfigError, DataError
-from synthrisk.generators.base import make_generator
+from synthrisk.generators.base import Generator, make_generator, register
 from synthrisk.generators.mst import NOT_DP_NOISE
 from synthrisk.privacy_audit import (
+    ADD_REMOVE,
     CONFIDENCE,
+    REPLACE_ONE,
     audit_statistics,
+    audited_relation,
     canary_cell_count,
     canary_matches,
     canary_statistics,
     choose_threshold,
     clopper_pearson_upper,
     epsilon_lower_bound,
+    family_confidence,
+    per_audit_confidence,
     with_canary,
     worst_case_canary,
 )
@@ -82,14 +88,31 @@ def test_threshold_separates_separable_calibration_runs():
 
 def test_audit_splits_runs_and_flags_only_beyond_nominal():
     rng = np.random.default_rng(0)
-    separated = audit_statistics(rng.poisson(2, 100), 50 + rng.poisson(2, 100), nominal_epsilon=1.0, delta=DELTA)
+    separated = audit_statistics(rng.poisson(2, 100), 50 + rng.poisson(2, 100), nominal_epsilon=1.0, delta=DELTA,
+                                 neighbours=REPLACE_ONE)
     assert separated.n_evaluation == 50 and (separated.false_positives, separated.false_negatives) == (0, 0)
     assert separated.epsilon_lower == pytest.approx(epsilon_lower_bound(0, 50, 0, 50, DELTA).epsilon_lower)
-    assert separated.flagged
-    same = audit_statistics(rng.poisson(5, 100), rng.poisson(5, 100), nominal_epsilon=1.0, delta=DELTA)
+    assert separated.flagged and separated.neighbours == REPLACE_ONE
+    same = audit_statistics(rng.poisson(5, 100), rng.poisson(5, 100), nominal_epsilon=1.0, delta=DELTA,
+                            neighbours=ADD_REMOVE)
     assert same.epsilon_lower < 1.0 and not same.flagged
     with pytest.raises(ConfigError, match="same number"):
-        audit_statistics(np.zeros(10), np.zeros(12), 1.0, DELTA)
+        audit_statistics(np.zeros(10), np.zeros(12), 1.0, DELTA, neighbours=REPLACE_ONE)
+    with pytest.raises(ConfigError, match="neighbours must be one of"):
+        audit_statistics(np.zeros(10), np.zeros(10), 1.0, DELTA, neighbours="replace one record")
+
+
+def test_bonferroni_level_per_audit_and_for_the_family():
+    assert per_audit_confidence(0.95, 1) == 0.95
+    assert per_audit_confidence(0.95, 6) == pytest.approx(1 - 0.05 / 6)
+    assert per_audit_confidence(0.95, 6, family_wise=False) == 0.95
+    assert family_confidence(per_audit_confidence(0.95, 9), 9) == pytest.approx(0.95)
+    assert family_confidence(0.95, 6) == pytest.approx(0.70) and family_confidence(0.95, 40) == 0.0
+    # a stricter level per audit shows less: 100 error-free evaluation runs per world, k = 6
+    assert epsilon_lower_bound(0, 100, 0, 100, DELTA, per_audit_confidence(0.95, 6)).epsilon_lower == pytest.approx(
+        2.8764, abs=1e-4)
+    with pytest.raises(ConfigError, match="number of audits"):
+        per_audit_confidence(0.95, 0)
 
 
 # -- the canary and the statistic ---------------------------------------------------------------
@@ -125,14 +148,29 @@ def test_canary_is_the_rarest_public_record_and_absent_from_the_data(small, smal
 
 def test_with_canary_replaces_one_record_sharing_no_cell(small, small_schema):
     canary = worst_case_canary(small, small_schema, bins=16)
-    neighbour = with_canary(small, canary, small_schema)
+    neighbour = with_canary(small, canary, small_schema, REPLACE_ONE)
     changed = ~(neighbour == small).all(axis=1)
     assert len(neighbour) == len(small) and changed.sum() == 1
     assert canary_matches(neighbour, canary, small_schema).sum() == 1
     # the record it replaced shared no cell with the canary
     assert canary_cell_count(small.loc[changed], canary, small_schema) == 0
     with pytest.raises(DataError, match="already occur"):
-        with_canary(neighbour, canary, small_schema)
+        with_canary(neighbour, canary, small_schema, REPLACE_ONE)
+
+
+def test_with_canary_add_remove_adds_the_canary_and_changes_nothing_else(small, small_schema):
+    canary = worst_case_canary(small, small_schema, bins=16)
+    neighbour = with_canary(small, canary, small_schema, ADD_REMOVE)
+    assert len(neighbour) == len(small) + 1
+    pd.testing.assert_frame_equal(neighbour.iloc[:-1], small)          # every record of the data, unchanged
+    assert canary_matches(neighbour, canary, small_schema).tolist() == [False] * len(small) + [True]
+    assert neighbour.iloc[-1].to_dict() == canary.record
+    assert (neighbour.dtypes == small.dtypes).all()
+    small_schema.conform(neighbour, what="add-remove neighbour")
+    with pytest.raises(DataError, match="already occur"):
+        with_canary(neighbour, canary, small_schema, ADD_REMOVE)
+    with pytest.raises(ConfigError, match="neighbours must be one of"):
+        with_canary(small, canary, small_schema, "bounded")
 
 
 def test_no_canary_when_every_rare_combination_occurs():
@@ -165,11 +203,67 @@ def test_identity_generator_shows_exactly_the_canarys_cells(small, small_schema)
     # and loses nothing (the replaced record shared no cell)
     canary = worst_case_canary(small, small_schema, bins=16)
     spec = {"backend": "identity"}
-    without = canary_statistics(spec, small, small_schema, canary, WITHOUT, range(2))
-    with_ = canary_statistics(spec, small, small_schema, canary, WITH, range(2))
+    without = canary_statistics(spec, small, small_schema, canary, WITHOUT, range(2), neighbours=REPLACE_ONE)
+    with_ = canary_statistics(spec, small, small_schema, canary, WITH, range(2), neighbours=REPLACE_ONE)
     assert (with_ - without == 6).all()
     with pytest.raises(ConfigError, match="needs a DP generator"):
         nominal_privacy(spec)
+    with pytest.raises(ConfigError, match="states no neighbour relation"):  # no claim, no relation to default to
+        canary_statistics(spec, small, small_schema, canary, WITH, range(1))
+
+
+@register("audit_recorder")
+class RecordingGenerator(Generator):
+    """A test generator that claims (1, 1e-6)-DP under the relation `neighbours` (None: states none),
+    records the size of every dataset it is fitted on and releases that dataset."""
+
+    fitted_sizes: list[int] = []
+
+    def __init__(self, seed: int = 0, epsilon: float = 1.0, neighbours: str | None = REPLACE_ONE):
+        super().__init__(seed)
+        self.epsilon, self.neighbours = float(epsilon), neighbours
+
+    def privacy(self):
+        return {"epsilon": self.epsilon, "delta": DELTA, "guarantee": "test",
+                **({"neighbours": self.neighbours} if self.neighbours else {})}
+
+    def fit(self, train, schema):
+        RecordingGenerator.fitted_sizes.append(len(train))
+        self.train_ = train.reset_index(drop=True)
+        return self
+
+    def sample(self, n, seed):
+        return self.train_
+
+
+@pytest.mark.parametrize("relation, extra", [(REPLACE_ONE, 0), (ADD_REMOVE, 1)])
+def test_the_audit_fits_on_the_neighbours_of_the_generators_own_relation(small, small_schema, relation, extra):
+    canary = worst_case_canary(small, small_schema, bins=16)
+    spec = {"backend": "audit_recorder", "params": {"neighbours": relation}}
+    assert nominal_privacy(spec)["neighbours"] == audited_relation(spec) == relation
+    RecordingGenerator.fitted_sizes.clear()
+    without = canary_statistics(spec, small, small_schema, canary, WITHOUT, range(2))
+    with_ = canary_statistics(spec, small, small_schema, canary, WITH, range(2))
+    assert RecordingGenerator.fitted_sizes == [len(small)] * 2 + [len(small) + extra] * 2
+    assert (with_ - without == 6).all()  # the canary's 3 one-way and 3 two-way cells, nothing taken away
+    other = ADD_REMOVE if relation == REPLACE_ONE else REPLACE_ONE
+    with pytest.raises(ConfigError, match=f"assumes {relation} neighbours; an audit under {other}"):
+        canary_statistics(spec, small, small_schema, canary, WITH, range(1), neighbours=other)
+
+
+def test_a_dp_generator_that_states_no_relation_is_not_audited():
+    with pytest.raises(ConfigError, match="must state 'neighbours'"):
+        nominal_privacy({"backend": "audit_recorder", "params": {"neighbours": None}}, "mine")
+    with pytest.raises(ConfigError, match="must state 'neighbours'"):
+        nominal_privacy({"backend": "audit_recorder", "params": {"neighbours": "replace one record"}}, "mine")
+
+
+def test_each_dp_generator_states_the_relation_of_its_accounting():
+    assert make_generator({"backend": "mst", "params": {"epsilon": 1.0}}).privacy()["neighbours"] == REPLACE_ONE
+    plugins = {"privbayes": REPLACE_ONE, "aim": ADD_REMOVE, "dpgan": ADD_REMOVE}
+    for plugin, relation in plugins.items():
+        spec = {"backend": "synthcity", "plugin": plugin, "params": {"delta": 1e-5} if plugin == "dpgan" else {}}
+        assert nominal_privacy(spec, plugin)["neighbours"] == audited_relation(spec, plugin) == relation
 
 
 # -- the under-noised MST control ---------------------------------------------------------------
@@ -239,6 +333,7 @@ def _stage_settings(**block):
     # PrivBayes claims pure epsilon-DP; a delta would be reported, then fail every fit inside synthcity
     ({"generators": ["pb"], "controls": {"pb": {"backend": "synthcity", "plugin": "privbayes",
                                                 "params": {"delta": 1e-5}}}}, "privbayes takes no `delta`"),
+    ({"generators": ["mst_eps1"], "family_wise": "yes"}, "privacy_audit.family_wise"),
 ])
 def test_stage_config_errors_name_the_key(block, message):
     with pytest.raises(ConfigError, match=message):
@@ -267,6 +362,57 @@ def test_a_blocks_settings_change_only_with_what_it_reads():
     assert list(stage.block_settings(after, "mst_eps10")["specs"]) == ["mst_eps10"]
     assert stage.block_settings(_stage_settings(generators=["mst_eps1"], n_records=100),
                                 "mst_eps1") != stage.block_settings(before, "mst_eps1")
+    # the family-wise level is the table's, not the fits'
+    assert stage.block_settings(_stage_settings(generators=["mst_eps1"], family_wise=False),
+                                "mst_eps1") == stage.block_settings(before, "mst_eps1")
+    # the relation the blocks are fitted under is the generator's own, and part of what reruns them
+    aim = {"aim": {"backend": "synthcity", "plugin": "aim"}}
+    assert stage.block_settings(before, "mst_eps1")["neighbours"] == REPLACE_ONE
+    assert stage.block_settings(_stage_settings(generators=["aim"], controls=aim), "aim")["neighbours"] == ADD_REMOVE
+
+
+def _blocks(settings, separated):
+    """Blocks of 20 runs per world for every (generator, epsilon): the generators in `separated`
+    always 0 without the canary and 100 with it, the others drawn alike in both worlds."""
+    rng = np.random.default_rng(1)
+    blocks = {}
+    for generator in settings["generators"]:
+        for epsilon in settings["epsilons"]:
+            for world in ("without", "with"):
+                statistic = (np.full(20, 100 if world == "with" else 0) if generator in separated
+                             else rng.poisson(3, 20))
+                blocks[generator, epsilon, world] = [pd.DataFrame({"run": range(20), "statistic": statistic})]
+    return blocks
+
+
+@pytest.mark.parametrize("family_wise", [True, False])
+def test_the_table_states_the_per_audit_and_the_family_wise_level(family_wise, tmp_path):
+    from synthrisk.privacy_audit import stage
+
+    controls = {"control": {"backend": "mst", "params": {"epsilon": 1.0, "noise_multiplier_scale": 0.05}}}
+    settings = _stage_settings(generators=["mst_eps1", "control"], controls=controls, epsilons=[0.5, 1.0, 2.0],
+                               family_wise=family_wise)
+    table = stage.gather(_blocks(settings, {"control"}), settings)
+    assert len(table) == stage.audits(settings) == 6 and (table["audits"] == 6).all()
+    level = 1 - 0.05 / 6 if family_wise else 0.95
+    assert table["confidence"].to_numpy() == pytest.approx([level] * 6)
+    assert table["family_confidence"].to_numpy() == pytest.approx([0.95 if family_wise else 0.70] * 6)
+    assert set(table["correction"]) == {"bonferroni" if family_wise else "none"}
+    assert set(table["neighbours"]) == {REPLACE_ONE}
+    # the separated control: no error among its 10 evaluation runs per world, bounded at the per-audit level
+    control = table[table["generator"] == "control"]
+    assert control["epsilon_lower"].to_numpy() == pytest.approx(
+        [epsilon_lower_bound(0, 10, 0, 10, DELTA, level).epsilon_lower] * 3)
+    assert (table.loc[table["generator"] == "mst_eps1", "epsilon_lower"] < 0.5).all()
+    line = stage.summary_line(table)
+    assert ("each of the 6 bounds at 99.17% (Bonferroni): all together at ≥ 95.0%" if family_wise
+            else "each of the 6 bounds at 95.00% (no correction): all together at ≥ 70.0%") in line
+    stage.write(table, tmp_path, tmp_path / "privacy_audit.png")
+    written = pd.read_csv(tmp_path / "privacy_audit.csv")
+    assert {"neighbours", "confidence", "audits", "family_confidence", "correction"} <= set(written.columns)
+    one = stage.gather(_blocks(_stage_settings(generators=["control"], controls=controls), {"control"}),
+                       _stage_settings(generators=["control"], controls=controls))
+    assert one.loc[0, "confidence"] == 0.95 and stage.level_text(one) == "one audit, its bound at 95.0%"
 
 
 def test_synthcity_dp_plugins_are_audited_in_their_environment_on_the_public_cells():
@@ -358,7 +504,8 @@ def test_workflow_audit_stage_writes_the_table_and_figure(tmp_path):
     assert (table["n_runs"] == 4).all() and (table["n_evaluation"] == 2).all()
     assert table.set_index("generator").loc["control", "guarantee"].startswith(NOT_DP_NOISE)
     assert set(table.columns) >= {"nominal_epsilon", "delta", "threshold", "fpr_upper", "fnr_upper", "confidence",
-                                  "epsilon_lower", "flagged"}
+                                  "epsilon_lower", "flagged", "neighbours", "audits", "family_confidence"}
+    assert table.loc[0, "neighbours"] == REPLACE_ONE and table.loc[0, "audits"] == 1
     assert (tmp_path / "results/figures/privacy_audit.png").stat().st_size > 0
     blocks = sorted((tmp_path / "results/privacy_audit").rglob("block*.csv"))
     assert len(blocks) == 2 * 2  # worlds x blocks, gathered into one row

@@ -40,8 +40,9 @@ class Generator(ABC):
     def sample(self, n: int, seed: int) -> pd.DataFrame: ...
 
     def privacy(self) -> dict | None:
-        """A DP generator's guarantee for the status JSON ({epsilon, delta, domain, guarantee});
-        None for a generator that promises none."""
+        """A DP generator's guarantee for the status JSON ({epsilon, delta, neighbours, domain,
+        guarantee}; neighbours: "replace-one" or "add-remove", the relation its accounting assumes,
+        which the empirical epsilon audit builds); None for a generator that promises none."""
         return None
 
 

@@ -5,7 +5,8 @@ one-way marginals of every column and the two-way marginals on a tree of column 
 Gaussian noise. Private-PGM (`mbi`) fits the graphical model whose marginals best match them, and
 the synthetic records are sampled from it; everything after the release is post-processing.
 
-Neighbours replace one record (n is public). Three Gaussian mechanisms are composed, each with a
+Neighbours replace one record (n is public; `privacy()` states "neighbours": "replace-one", the
+relation the empirical audit then builds, synthrisk.privacy_audit.neighbours). Three Gaussian mechanisms are composed, each with a
 third of the privacy budget; the sensitivity charged to each is that of the round's WHOLE release
 (all of its vectors at once), stated and tested (tests/test_dp_sensitivity.py):
   1. all p one-way count vectors, concatenated: replacing a record moves one count down and one up
@@ -190,7 +191,7 @@ class MSTGenerator(Generator):
         broken = [NOT_DP] if self.domain != "public" else []
         if self.noise_multiplier_scale != 1.0:
             broken.append(f"{NOT_DP_NOISE} {self.noise_multiplier_scale:g} (an audit control)")
-        return {"epsilon": self.epsilon, "delta": self.delta, "neighbours": "replace one record",
+        return {"epsilon": self.epsilon, "delta": self.delta, "neighbours": "replace-one",
                 "domain": self.domain, "noise_multiplier_scale": self.noise_multiplier_scale,
                 "noise_seed": self.noise_seed, "guarantee": guarantee(broken, self.noise_seed)}
 

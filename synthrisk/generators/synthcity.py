@@ -45,6 +45,15 @@ from .base import Generator, register
 #: synthcity's DP plugins: the delta each uses when none is configured. PATE-GAN is not listed: it
 #: sets delta to 1 / n^1.5 from the data whatever it is given.
 DP_PLUGINS = {"dpgan": None, "privbayes": 0.0, "aim": 1e-9}
+#: the neighbour relation each DP plugin's accounting assumes (read in synthcity 0.2.12's source), stated in
+#: privacy() and built by the empirical audit (synthrisk.privacy_audit.neighbours):
+#:   dpgan: DP-SGD through Opacus (models/gan.py, make_private_with_epsilon): Opacus accounts the
+#:     subsampled Gaussian mechanism under add/remove;
+#:   privbayes: PrivBayes (Zhang et al. 2017) is DP for datasets differing in one tuple, n fixed:
+#:     plugin_privbayes.py's Laplace scale 2 (d - k) / (n epsilon) and its Lemma 4.1 sensitivity;
+#:   aim: private-pgm's AIM (models/aim.py): every Gaussian measurement charged rho = 1 / (2 sigma^2)
+#:     (l2 sensitivity 1) and the selection's score sensitivity the marginal's weight, 1: add/remove.
+NEIGHBOURS = {"dpgan": "add-remove", "privbayes": "replace-one", "aim": "add-remove"}
 #: synthcity's default epsilon per DP plugin (its constructors' defaults)
 DEFAULT_EPSILON = {"dpgan": 1.0, "privbayes": 1.0, "aim": 1.0}
 NOT_DP_DOMAIN = "not DP: domain read from the data (levels, ranges and synthcity's encoder)"
@@ -99,7 +108,8 @@ class SynthcityGenerator(Generator):
         # PrivBayes claims pure epsilon-DP (delta 0): its claim, not a property of this code (NOT_DP_ALSO)
         return {"epsilon": float(self.params.get("epsilon", DEFAULT_EPSILON[self.plugin_name])),
                 # DPGAN without a delta uses 1 / n (synthcity's GAN): known only once fitted
-                "delta": None if delta is None else float(delta), "domain": "from_data",
+                "delta": None if delta is None else float(delta),
+                "neighbours": NEIGHBOURS[self.plugin_name], "domain": "from_data",
                 "noise_seed": self.noise_seed,
                 "guarantee": guarantee([NOT_DP_DOMAIN] + ([also] if also else []), self.noise_seed)}
 

@@ -20,6 +20,13 @@ rate. Both hold together with probability at least `confidence` (union bound), a
 is a lower bound on the mechanism's true epsilon with that probability (a term whose numerator is
 not positive counts as 0). With no error at all among n runs per side, FPR_upper = FNR_upper =
 1 - ((1 - confidence) / 2)^(1 / n): the largest epsilon n runs can ever show.
+
+Multiplicity. Each bound holds with probability `confidence` on its own; a run that audits k
+(generator, epsilon) pairs and flags those above their nominal epsilon makes k such statements, and
+at 95 % each, about one in twenty correct generators would be flagged by chance. With the run-level
+(Bonferroni) correction every audit's bound is taken at 1 - (1 - confidence) / k, and then all k
+hold together with probability at least `confidence` (union bound): the flags a steward reads are
+family-wise. Without it, the k bounds hold together with probability at least 1 - k (1 - confidence).
 """
 
 from __future__ import annotations
@@ -110,3 +117,19 @@ def choose_threshold(without: np.ndarray, with_: np.ndarray, delta: float, confi
         if best_key is None or key > best_key:
             best, best_key = threshold, key
     return float(best)
+
+
+def per_audit_confidence(confidence: float, audits: int, family_wise: bool = True) -> float:
+    """The level of each of `audits` bounds: 1 - (1 - confidence) / audits with the Bonferroni
+    correction (module doc), `confidence` without it."""
+    if not 0 < confidence < 1:
+        raise ConfigError(f"privacy audit: confidence must be in (0, 1), got {confidence}")
+    if int(audits) < 1:
+        raise ConfigError(f"privacy audit: the number of audits must be >= 1, got {audits}")
+    return 1.0 - (1.0 - confidence) / int(audits) if family_wise else float(confidence)
+
+
+def family_confidence(per_audit: float, audits: int) -> float:
+    """The probability (at least) with which `audits` bounds, each at `per_audit`, hold together
+    (Bonferroni): 1 - audits (1 - per_audit), and 0 when that is negative."""
+    return max(0.0, 1.0 - int(audits) * (1.0 - per_audit))

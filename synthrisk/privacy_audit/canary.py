@@ -11,9 +11,11 @@ Cells are those of MST's discretised domain (synthrisk.generators.mst.MSTColumn,
 the same `bins` equal-width bins of the public bounds), so that "matches the canary" means exactly
 what MST's marginals see.
 
-Neighbours replace one record (n is public, as MST's accounting assumes): the dataset "with canary"
-is the fixed dataset with one record replaced by the canary, the replaced record being one that
-shares no cell with it (the largest change a replacement can make to the marginals).
+The dataset "with canary" is the fixed dataset's neighbour under the audited generator's own
+relation (synthrisk.privacy_audit.neighbours): replace-one (n public, as MST's and PrivBayes's
+accounting assume), the fixed dataset with one record replaced by the canary, the replaced record
+being one that shares no cell with it (the largest change a replacement can make to the
+marginals); add-remove (AIM's, DP-SGD's), the fixed dataset with the canary added.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import pandas as pd
 
 from ..errors import DataError
 from ..generators.mst import MSTColumn
+from .neighbours import ADD_REMOVE, check_relation
 
 #: per column, how many of its rarest public values are tried when combining them into an absent record
 CANDIDATES_PER_COLUMN = 2
@@ -97,12 +100,19 @@ def replaced_row(data: pd.DataFrame, canary: Canary, schema) -> int:
     return int(np.argmin(matching_cells(data, canary, schema)))
 
 
-def with_canary(data: pd.DataFrame, canary: Canary, schema) -> pd.DataFrame:
-    """The replace-one neighbour of `data` holding the canary (module doc)."""
+def with_canary(data: pd.DataFrame, canary: Canary, schema, neighbours: str) -> pd.DataFrame:
+    """The neighbour of `data` holding the canary under the relation `neighbours` (module doc):
+    replace-one, the same n with one record replaced; add-remove, n + 1 records."""
+    check_relation(neighbours)
     if canary_matches(data, canary, schema).any():
         raise DataError("privacy audit: the canary's cells already occur in the data; it would not be a new record")
-    out = data.copy()
     row = replaced_row(data, canary, schema)
+    if neighbours == ADD_REMOVE:  # a copy of a record (its dtypes) made into the canary, appended
+        added = data.iloc[[row]].copy()
+        for column, value in canary.record.items():
+            added.loc[added.index[0], column] = value
+        return pd.concat([data, added], ignore_index=True)
+    out = data.copy()
     for column, value in canary.record.items():
         out.loc[row, column] = value
     return out

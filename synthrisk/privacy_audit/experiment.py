@@ -3,6 +3,10 @@
 The number is the test statistic of synthrisk.privacy_audit.statistic (the canary's cell counts in
 the synthetic data's one- and two-way marginals; its docstring says why).
 
+The world with the canary is the data's neighbour under the generator's own relation, the one its
+privacy() states (synthrisk.privacy_audit.neighbours): the canary in place of one record
+(replace-one) or added to the data (add-remove). Both worlds sample as many synthetic rows.
+
 Runs: run i of the world without the canary fits with seed 2 i, of the world with it with 2 i + 1,
 and samples with that seed plus SAMPLE_SEED_OFFSET. Every fit draws its own DP noise: from the
 operating system's entropy, or, when the spec sets `params.noise_seed`, from SeedSequence([noise_seed,
@@ -22,6 +26,7 @@ from ..generators.base import make_generator
 from ..memory import BetweenFits
 from .bounds import CONFIDENCE, choose_threshold, epsilon_lower_bound, errors_at
 from .canary import Canary, with_canary
+from .neighbours import check_relation, declared_relation
 from .statistic import canary_cell_count
 
 WITHOUT, WITH = "without", "with"
@@ -37,7 +42,8 @@ def fit_seed(world: str, run: int) -> int:
 
 
 def nominal_privacy(spec: dict, name: str = "generator") -> dict:
-    """The guarantee a generator spec claims ({epsilon, delta, ...}); an error for one that claims none."""
+    """The guarantee a generator spec claims ({epsilon, delta, neighbours, ...}); an error for one that
+    claims none, or does not state the neighbour relation it is claimed for."""
     privacy = make_generator(spec, seed=0, name=name).privacy()
     if not privacy or "epsilon" not in privacy:
         raise ConfigError(f"generators.{name}: the privacy audit needs a DP generator (one whose privacy() "
@@ -45,15 +51,36 @@ def nominal_privacy(spec: dict, name: str = "generator") -> dict:
     if privacy.get("delta") is None:
         raise ConfigError(f"generators.{name}: its delta depends on the data it is fitted on; set params.delta "
                           "so that the audit has a nominal (epsilon, delta) to test")
+    declared_relation(privacy, name)
     return privacy
 
 
+def audited_relation(spec: dict, name: str = "generator", neighbours: str | None = None) -> str:
+    """The neighbour relation an audit of `spec` builds: the one the generator's privacy() states.
+    `neighbours`, when given, must be that one (an audit under another relation would judge the claim
+    on pairs it was not made for); for a generator that claims no guarantee (the identity of a test)
+    it says which relation to build."""
+    privacy = make_generator(spec, seed=0, name=name).privacy()
+    if not privacy:
+        if neighbours is None:
+            raise ConfigError(f"generators.{name}: claims no DP guarantee, so it states no neighbour relation; "
+                              "say which to build (neighbours=...)")
+        return check_relation(neighbours)
+    own = declared_relation(privacy, name)
+    if neighbours is not None and check_relation(neighbours) != own:
+        raise ConfigError(f"generators.{name}: its accounting assumes {own} neighbours; an audit under "
+                          f"{neighbours} would test another claim than the one it makes")
+    return own
+
+
 def canary_statistics(spec: dict, data: pd.DataFrame, schema, canary: Canary, world: str, runs,
-                      n_synthetic: int | None = None, name: str = "generator") -> np.ndarray:
-    """The statistic (module doc) of each run in `runs` of one world: fit on the data (with the
-    canary in place of one record in the world WITH), sample `n_synthetic` rows (default: as many as
-    the data), take the statistic."""
-    table = with_canary(data, canary, schema) if world == WITH else data
+                      n_synthetic: int | None = None, name: str = "generator",
+                      neighbours: str | None = None) -> np.ndarray:
+    """The statistic (module doc) of each run in `runs` of one world: fit on the data (in the world
+    WITH, on its neighbour holding the canary under the generator's relation, `audited_relation`),
+    sample `n_synthetic` rows (default: as many as the data has records), take the statistic."""
+    relation = audited_relation(spec, name, neighbours)
+    table = with_canary(data, canary, schema, relation) if world == WITH else data
     n_rows = len(data) if n_synthetic is None else int(n_synthetic)
     if n_rows < 1:
         raise ConfigError(f"privacy audit: n_synthetic must be >= 1, got {n_synthetic}")
@@ -75,6 +102,7 @@ class AuditResult:
 
     nominal_epsilon: float
     delta: float
+    neighbours: str          # the relation of the two worlds, the generator's own (nominal_epsilon is under it)
     n_runs: int              # per world (with / without), calibration and evaluation together
     n_evaluation: int        # per world, the runs that judged the threshold
     threshold: float         # guess "canary in" when the count is >= threshold
@@ -82,7 +110,7 @@ class AuditResult:
     false_negatives: int
     fpr_upper: float
     fnr_upper: float
-    confidence: float
+    confidence: float        # of this audit's bound (with the run-level correction: 1 - alpha / k)
     epsilon_lower: float
     flagged: bool            # epsilon_lower > nominal_epsilon: the guarantee is violated
     mean_count_without: float
@@ -93,8 +121,10 @@ class AuditResult:
 
 
 def audit_statistics(without: np.ndarray, with_: np.ndarray, nominal_epsilon: float, delta: float,
-                     confidence: float = CONFIDENCE) -> AuditResult:
-    """Threshold on the first half of each world's runs, epsilon_lower on the second half."""
+                     confidence: float = CONFIDENCE, *, neighbours: str) -> AuditResult:
+    """Threshold on the first half of each world's runs, epsilon_lower on the second half; the worlds
+    were neighbours under `neighbours`, the relation `nominal_epsilon` is stated for."""
+    check_relation(neighbours)
     without, with_ = np.asarray(without), np.asarray(with_)
     if len(without) != len(with_) or len(without) < 2:
         raise ConfigError(f"privacy audit: needs the same number (>= 2) of runs with and without the canary, got "
@@ -106,7 +136,7 @@ def audit_statistics(without: np.ndarray, with_: np.ndarray, nominal_epsilon: fl
     bound = epsilon_lower_bound(false_positives, len(evaluation_without), false_negatives, len(evaluation_with),
                                 delta, confidence)
     return AuditResult(
-        nominal_epsilon=float(nominal_epsilon), delta=float(delta), n_runs=len(without),
+        nominal_epsilon=float(nominal_epsilon), delta=float(delta), neighbours=neighbours, n_runs=len(without),
         n_evaluation=len(evaluation_without), threshold=threshold, false_positives=false_positives,
         false_negatives=false_negatives, fpr_upper=bound.fpr_upper, fnr_upper=bound.fnr_upper,
         confidence=bound.confidence, epsilon_lower=bound.epsilon_lower,
@@ -117,9 +147,12 @@ def audit_statistics(without: np.ndarray, with_: np.ndarray, nominal_epsilon: fl
 def audit_generator(spec: dict, data: pd.DataFrame, schema, canary: Canary, n_runs: int,
                     n_synthetic: int | None = None, confidence: float = CONFIDENCE,
                     name: str = "generator") -> AuditResult:
-    """The whole audit of one generator spec in this process: n_runs fits per world, then the bound
-    at the (epsilon, delta) the generator claims."""
+    """The whole audit of one generator spec in this process: n_runs fits per world, neighbours under
+    the generator's own relation, then the bound at the (epsilon, delta) the generator claims."""
     privacy = nominal_privacy(spec, name)
-    statistics = {world: canary_statistics(spec, data, schema, canary, world, range(n_runs), n_synthetic, name)
+    relation = declared_relation(privacy, name)
+    statistics = {world: canary_statistics(spec, data, schema, canary, world, range(n_runs), n_synthetic, name,
+                                           relation)
                   for world in WORLDS}
-    return audit_statistics(statistics[WITHOUT], statistics[WITH], privacy["epsilon"], privacy["delta"], confidence)
+    return audit_statistics(statistics[WITHOUT], statistics[WITH], privacy["epsilon"], privacy["delta"], confidence,
+                            neighbours=relation)

@@ -10,7 +10,15 @@ A generator with an environment of its own (synthcity's plugins) fits its blocks
 (scripts/privacy_audit_fits_isolated.py); `run_block` is the same job in either environment.
 The canary's cells are the generator's own discretised domain when it has one (MST's `bins`),
 otherwise MST's public discretisation at its default bin count: the cells the statistic counts
-are then fixed by the schema's public metadata, whatever the generator does inside.
+are then fixed by the schema's public metadata, whatever the generator does inside. The world with
+the canary follows the generator's own neighbour relation (synthrisk.privacy_audit.neighbours),
+which its block jobs are given, so that a generator whose relation changes is fitted anew.
+
+Multiplicity (synthrisk.privacy_audit.bounds): the table holds k = generators x epsilons audits.
+With `family_wise: true` (the default) each audit's bound is at 1 - (1 - confidence) / k, so that
+all the table's flags hold together at `confidence`; `family_wise: false` leaves each at
+`confidence`. The table states both levels (columns `confidence`, per audit, and
+`family_confidence`, with `audits` = k), and so do the figure and the summary line.
 """
 
 from __future__ import annotations
@@ -25,9 +33,9 @@ from ..figures import save, subplots
 from ..generators.base import make_generator
 from ..generators.mst import DEFAULT_BINS
 from ..tables import write_table_formats
-from .bounds import CONFIDENCE
+from .bounds import CONFIDENCE, family_confidence, per_audit_confidence
 from .canary import worst_case_canary
-from .experiment import WORLDS, audit_statistics, canary_statistics, nominal_privacy
+from .experiment import WORLDS, audit_statistics, audited_relation, canary_statistics, nominal_privacy
 from .validation import COLUMNS, N_RECORDS, N_RUNS, SYNTHETIC_PER_RECORD
 
 DEFAULTS = {
@@ -41,6 +49,8 @@ DEFAULTS = {
     "block": 100,
     "synthetic_per_record": SYNTHETIC_PER_RECORD,
     "confidence": CONFIDENCE,
+    # each audit's bound at 1 - (1 - confidence) / k, k the run's (generator, epsilon) audits (module doc)
+    "family_wise": True,
 }
 TABLE = "privacy_audit"
 #: the settings a block of fits reads (besides its generator's spec): what reruns it when changed
@@ -60,6 +70,8 @@ def settings_from_config(block: dict | None, generators: dict, datasets: dict) -
                               f"privacy_audit.controls (known: {sorted(known)})")
     if settings["runs"] < 2:
         raise ConfigError(f"privacy_audit.runs: needs at least 2 fits per world, got {settings['runs']}")
+    if not isinstance(settings["family_wise"], bool):
+        raise ConfigError(f"privacy_audit.family_wise: true or false, got {settings['family_wise']!r}")
     settings["specs"] = {name: known[name] for name in settings["generators"]}
     for name in settings["generators"]:  # a generator that claims no (epsilon, delta): refused here, not in a job
         nominal_privacy(settings["specs"][name], name)
@@ -69,8 +81,10 @@ def settings_from_config(block: dict | None, generators: dict, datasets: dict) -
 
 
 def block_settings(settings: dict, generator: str) -> dict:
-    """What one block job of `generator` is given (synthrisk.config.job_settings)."""
-    return job_settings(settings, BLOCK_KEYS, generator)
+    """What one block job of `generator` is given (synthrisk.config.job_settings), with the neighbour
+    relation of the generator's accounting: the blocks are fitted on it, and rerun if it changes."""
+    return {**job_settings(settings, BLOCK_KEYS, generator),
+            "neighbours": audited_relation(settings["specs"][generator], generator)}
 
 
 def epsilon_label(epsilon: float) -> str:
@@ -115,8 +129,10 @@ def run_block(real: pd.DataFrame, schema, settings: dict, generator: str, epsilo
     nominal_privacy(spec, generator)
     canary = worst_case_canary(data, schema, canary_bins(spec, generator))
     runs = block_runs(settings, block)
+    # the relation the workflow planned the block for; canary_statistics refuses it unless it is the generator's
     statistics = canary_statistics(spec, data, schema, canary, world, runs,
-                                   n_synthetic=settings["synthetic_per_record"] * len(data), name=generator)
+                                   n_synthetic=settings["synthetic_per_record"] * len(data), name=generator,
+                                   neighbours=settings.get("neighbours"))
     return pd.DataFrame({"run": list(runs), "statistic": statistics})
 
 
@@ -133,8 +149,16 @@ def block_job(real_path, schema_path, settings: dict, generator: str, epsilon: f
     write_table(frame, output)
 
 
+def audits(settings: dict) -> int:
+    """k: the (generator, epsilon) audits of the run, the family the correction is over."""
+    return len(settings["generators"]) * len(settings["epsilons"])
+
+
 def gather(blocks: dict[tuple[str, float, str], list[pd.DataFrame]], settings: dict) -> pd.DataFrame:
-    """One row per (generator, epsilon): the audit of its blocks (keys: generator, epsilon, world)."""
+    """One row per (generator, epsilon): the audit of its blocks (keys: generator, epsilon, world), its
+    bound at the per-audit level (module doc), with the family's level and size beside it."""
+    k = audits(settings)
+    level = per_audit_confidence(settings["confidence"], k, settings["family_wise"])
     rows = []
     for generator in settings["generators"]:
         for epsilon in settings["epsilons"]:
@@ -143,9 +167,22 @@ def gather(blocks: dict[tuple[str, float, str], list[pd.DataFrame]], settings: d
             statistics = {world: pd.concat(blocks[generator, epsilon, world]).sort_values("run")["statistic"].to_numpy()
                           for world in WORLDS}
             result = audit_statistics(statistics["without"], statistics["with"], privacy["epsilon"],
-                                      privacy["delta"], settings["confidence"])
-            rows.append({"generator": generator, "guarantee": privacy.get("guarantee"), **result.to_dict()})
+                                      privacy["delta"], level, neighbours=audited_relation(spec, generator))
+            rows.append({"generator": generator, "guarantee": privacy.get("guarantee"), **result.to_dict(),
+                         "audits": k, "family_confidence": family_confidence(level, k),
+                         "correction": "bonferroni" if settings["family_wise"] else "none"})
     return pd.DataFrame(rows)
+
+
+def level_text(table: pd.DataFrame) -> str:
+    """The levels of the table's bounds, in words: per audit, and for all of its flags together."""
+    row = table.iloc[0]
+    k = int(row["audits"])
+    if k == 1:
+        return f"one audit, its bound at {row['confidence']:.1%}"
+    correction = "Bonferroni" if row["correction"] == "bonferroni" else "no correction"
+    return (f"each of the {k} bounds at {row['confidence']:.2%} ({correction}): "
+            f"all together at ≥ {row['family_confidence']:.1%}")
 
 
 def plot(table: pd.DataFrame, path) -> None:
@@ -159,7 +196,8 @@ def plot(table: pd.DataFrame, path) -> None:
     top = max(float(table["nominal_epsilon"].max()), float(table["epsilon_lower"].max())) * 1.1
     ax.plot([0, top], [0, top], "k:", lw=1, label="ε_lower = nominal")
     ax.set_xlabel("nominal ε")
-    ax.set_ylabel(f"ε_lower ({table['confidence'].iloc[0]:.0%} Clopper-Pearson)")
+    ax.set_ylabel(f"ε_lower (Clopper-Pearson, {table['confidence'].iloc[0]:.2%} per audit)")
+    ax.set_title(level_text(table), fontsize=7)
     ax.set_xlim(0, top)
     ax.set_ylim(-0.03 * top, top)  # a little below 0: the many audits at epsilon_lower = 0 stay visible
     ax.legend(fontsize=7)
@@ -175,4 +213,4 @@ def summary_line(table: pd.DataFrame) -> str:
     flagged = table[table["flagged"]]
     names = [f"{g} at ε={e:g}" for g, e in zip(flagged["generator"], flagged["nominal_epsilon"], strict=True)]
     return (f"{len(table)} audits, {len(flagged)} flagged" + (f": {', '.join(names)}" if names else "")
-            + f"; largest ε_lower {table['epsilon_lower'].max():.3f}")
+            + f"; largest ε_lower {table['epsilon_lower'].max():.3f}; {level_text(table)}")
