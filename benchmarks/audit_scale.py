@@ -27,7 +27,8 @@ sizes run (two sizes: the slope between them).
 AUDIT_SETTINGS over the measure's defaults), e.g. to time other size caps.
 
 Writes DIR/data-{n}/ (the three files and the audit's folder), DIR/audit_scale.csv (one row per
-size and measure) and DIR/audit_scale.md (the table printed at the end). On a shared machine read
+size and measure) and DIR/audit_scale.md (the table printed at the end); DIR defaults to
+runs/audit_scale (git-ignored). On a shared machine read
 the ratios and exponents rather than the seconds.
 """
 
@@ -153,7 +154,7 @@ def table(rows: pd.DataFrame) -> pd.DataFrame:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "audit_scale")
+    parser.add_argument("--out", type=Path, default=ROOT / "runs" / "audit_scale")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--set", nargs="*", default=[], metavar="MEASURE.KEY=VALUE",
                         help="override the audit's settings of a measure (e.g. rapid.max_train=25000); the "

@@ -158,6 +158,15 @@ def test_fast_gauss_sum_matches_the_direct_sum_in_the_body_and_the_tails():
     assert np.array_equal(full[np.isfinite(cut)], cut[np.isfinite(cut)])
     assert np.all(full[~np.isfinite(cut)] < -50.0) and np.isinf(cut).any()
     assert np.isneginf(log_gauss_sum(np.zeros(0), targets, 0.1)).all() and len(log_gauss_sum(sources, [], 0.1)) == 0
+    import numba  # each block is summed by one thread: the result does not depend on their number
+
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        alone = log_gauss_sum(sources, targets, 0.002)
+    finally:
+        numba.set_num_threads(threads)
+    assert np.array_equal(alone, full)
 
 
 def test_distance_density_equals_the_exact_reflected_kde():
