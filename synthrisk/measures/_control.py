@@ -51,14 +51,26 @@ def risk_fields() -> dict:
             "ci_high": lambda s: s["ci_high"], "main_rate": lambda s: s["main"]["rate"],
             "control_rate": lambda s: s["control"]["rate"],
             "baseline_rate": lambda s: (s.get("baseline") or {}).get("rate"),
-            "beats": lambda s: s["residual"] - s["residual_error"] > 0}
+            "beats": lambda s: s["residual"] - s["residual_error"] > 0, "p_value": _p_value}
+
+
+def _p_value(summary: dict) -> float | None:
+    """One-sided p-value of "the risk is above 0", from the residual and the half-width of its
+    interval at the summary's confidence (the normal approximation the interval itself uses)."""
+    from scipy.stats import norm
+
+    z = norm.ppf(0.5 + summary.get("confidence", 0.95) / 2)
+    se = summary["residual_error"] / z if summary.get("residual_error") else None
+    if not se:
+        return None
+    return float(norm.sf(summary["residual"] / se))
 
 
 def summarise(paths, tables_dir, name: str, by_attack: str, rows) -> None:
     runs = tabulate.collect_runs(paths, {by_attack: lambda s: s["label"], **risk_fields()}, rows=rows)
     by = tabulate.PAIR + ([by_attack] if by_attack in runs else [])
     table = tabulate.over_seeds(runs, by, ["risk", "residual", "main_rate", "control_rate", "baseline_rate"],
-                                beats="beats", ci=("ci_low", "ci_high"))
+                                beats="beats", ci=("ci_low", "ci_high"), p_value="p_value")
     tabulate.write(table, tables_dir, name)
 
 

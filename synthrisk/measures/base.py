@@ -36,8 +36,13 @@ RISKS = {
     "linkability": "linkability",
 }
 # Columns of `Measure.evidence()`; `synthrisk.measures.verdict` reads nothing else.
+# `p_value`: the one-sided p-value of "the attack beats its reference" (over seeds, their median);
+# `ci_low`/`ci_high`: the value's 95% interval; `effect_scale`: what (value - reference) is
+# multiplied by to give the attack's effect on the policy scale of `synthrisk.measures.policy`
+# (2 for an AUC or a share of 0.5 at chance: the advantage over chance; 1 for a rate over a floor).
 EVIDENCE_COLUMNS = ["dataset", "generator", "risk", "measure", "attack", "metric", "value", "reference",
-                    "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02", "tpr_at_1e-03", "detail"]
+                    "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02", "tpr_at_1e-03", "detail",
+                    "p_value", "effect_scale"]
 
 
 class NotApplicable(Exception):

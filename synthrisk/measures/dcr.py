@@ -61,7 +61,7 @@ class Dcr(Measure):
         table = tabulate.over_seeds(runs, tabulate.PAIR, ["share", "exact_copies_member_share",
                                                            "exact_copies_holdout_share", "dcr_member_median",
                                                            "dcr_holdout_median", "nndr_privacy_loss"],
-                                    beats="beats", ci=("ci_low", "ci_high"))
+                                    beats="beats", ci=("ci_low", "ci_high"), p_value="p_value")
         tabulate.write(table, tables_dir, self.name)
 
     def summary_columns(self, tables_dir) -> pd.DataFrame | None:
@@ -78,4 +78,4 @@ class Dcr(Measure):
         return tabulate.evidence_rows(
             table, self.risk, self.name, "DCR closer to members", "share closer to members", "share_mean", 0.5,
             "reference: 0.5 (as close to unseen records as to members; exact sign test); interval: Wilson, "
-            "widest over seeds")
+            "widest over seeds", effect_scale=2.0)

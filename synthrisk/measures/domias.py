@@ -69,12 +69,13 @@ class Domias(Measure):
         runs = tabulate.collect_runs(paths, {
             "auc": lambda s: s["auc"], "ci_low": lambda s: s["auc_test"]["ci_low"],
             "ci_high": lambda s: s["auc_test"]["ci_high"],
-            "beats": lambda s: _beats(s, settings.alpha),
+            "beats": lambda s: _beats(s, settings.alpha), "p_value": lambda s: s["auc_test"]["p_value"],
             "tpr_at_1e-02": lambda s: s["tpr_at_fpr"].get("1e-02"), "tpr_at_1e-03": lambda s: s["tpr_at_fpr"].get("1e-03"),
             "auc_no_reference": lambda s: (s.get("no_reference") or {}).get("auc"),
             "member_share": lambda s: s["member_share"]})
         table = tabulate.over_seeds(runs, tabulate.PAIR, ["auc", "tpr_at_1e-02", "tpr_at_1e-03", "auc_no_reference",
-                                                           "member_share"], beats="beats", ci=("ci_low", "ci_high"))
+                                                           "member_share"], beats="beats", ci=("ci_low", "ci_high"),
+                                    p_value="p_value")
         tabulate.write(table, tables_dir, self.name)
 
     def summary_columns(self, tables_dir) -> pd.DataFrame | None:
@@ -89,4 +90,4 @@ class Domias(Measure):
             table, self.risk, self.name, "DOMIAS", "AUC", "auc_mean", 0.5,
             "reference: AUC 0.5 and TPR = FPR at 1e-2 (Mann-Whitney and beta-binomial tests, Holm); interval: "
             "Hanley-McNeil, widest over seeds",
-            tpr_2="tpr_at_1e-02_mean", tpr_3="tpr_at_1e-03_mean")
+            tpr_2="tpr_at_1e-02_mean", tpr_3="tpr_at_1e-03_mean", effect_scale=2.0)

@@ -104,4 +104,5 @@ class Rapid(Measure):
             "metric": "RAPID", "value": table["rapid_mean"], "reference": table["chance_floor_mean"],
             "ci_low": table["ci_low_min"], "ci_high": table["ci_high_max"], "n_seeds": table["n_seeds"],
             "n_seeds_beating": table["n_seeds_beating_chance"], "tpr_at_1e-02": np.nan, "tpr_at_1e-03": np.nan,
-            "detail": "reference: chance floor (permutation null)"})
+            "detail": "reference: chance floor (permutation null)",
+            "p_value": table.get("p_value_max", np.nan), "effect_scale": 1.0})

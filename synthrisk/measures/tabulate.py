@@ -33,10 +33,12 @@ def collect_runs(paths, fields: dict[str, Callable[[dict], object]], keys=("data
 
 
 def over_seeds(runs: pd.DataFrame, by: list[str], means: list[str], beats: str | None = None,
-               ci: tuple[str, str] | None = None) -> pd.DataFrame:
+               ci: tuple[str, str] | None = None, p_value: str | None = None) -> pd.DataFrame:
     """Per `by` group: `{m}_mean` and `{m}_sd` of each of `means` over ok runs, `n_seeds` (ok),
     `n_seeds_beating` (ok runs whose `beats` column is true), `ci_low_min` / `ci_high_max` (the
-    widest interval over seeds) and `status` ("ok", "failed k/n: error" or "skipped: reason")."""
+    widest interval over seeds), `p_value_median` (the median over seeds of the `p_value` column: an
+    attack beats its reference in a majority of seeds at level a exactly when it is below a) and
+    `status` ("ok", "failed k/n: error" or "skipped: reason")."""
     groups = []
     for key, group in runs.groupby(by, sort=True, dropna=False):
         ok = group[group["status"] == "ok"]
@@ -48,6 +50,9 @@ def over_seeds(runs: pd.DataFrame, by: list[str], means: list[str], beats: str |
         if ci:
             row["ci_low_min"] = pd.to_numeric(ok[ci[0]], errors="coerce").min() if len(ok) else np.nan
             row["ci_high_max"] = pd.to_numeric(ok[ci[1]], errors="coerce").max() if len(ok) else np.nan
+        if p_value:
+            values = pd.to_numeric(ok[p_value], errors="coerce").dropna() if p_value in ok else pd.Series(dtype=float)
+            row["p_value_median"] = float(values.median()) if len(values) else np.nan
         row["n_seeds"] = len(ok)
         row["n_seeds_beating"] = int(ok[beats].astype(bool).sum()) if beats and len(ok) else 0
         row["status"] = _status(group)
@@ -70,9 +75,10 @@ def write(table: pd.DataFrame, tables_dir, name: str) -> None:
 
 
 def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: str, value: str,
-                  reference, detail: str, tpr_2=np.nan, tpr_3=np.nan) -> pd.DataFrame:
-    """EVIDENCE_COLUMNS rows from an over-seeds table (ok rows only); `reference`, `tpr_2` and
-    `tpr_3` are numbers or names of columns of `table`."""
+                  reference, detail: str, tpr_2=np.nan, tpr_3=np.nan, p_value="p_value_median",
+                  effect_scale: float = 1.0) -> pd.DataFrame:
+    """EVIDENCE_COLUMNS rows from an over-seeds table (ok rows only); `reference`, `tpr_2`, `tpr_3`
+    and `p_value` are numbers or names of columns of `table`."""
     table = table[table["n_seeds"] > 0]
 
     def column_or_value(x):
@@ -84,4 +90,6 @@ def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: 
         "value": table[value], "reference": column_or_value(reference),
         "ci_low": table.get("ci_low_min", np.nan), "ci_high": table.get("ci_high_max", np.nan),
         "n_seeds": table["n_seeds"], "n_seeds_beating": table["n_seeds_beating"],
-        "tpr_at_1e-02": column_or_value(tpr_2), "tpr_at_1e-03": column_or_value(tpr_3), "detail": detail})
+        "tpr_at_1e-02": column_or_value(tpr_2), "tpr_at_1e-03": column_or_value(tpr_3), "detail": detail,
+        "p_value": (table[p_value] if p_value in table else np.nan) if isinstance(p_value, str) else p_value,
+        "effect_scale": effect_scale})

@@ -67,9 +67,15 @@ def verdict_columns(risks: pd.DataFrame) -> pd.DataFrame | None:
     return wide.reset_index()
 
 
+#: evidence columns a measure (a plug-in written before them, say) may leave out, with their defaults:
+#: no p-value (the verdict then derives one from the interval) and an effect on the value's own scale
+OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0}
+
+
 def collect_evidence(measures, tables_dir) -> pd.DataFrame:
     parts = [m.evidence(tables_dir) for m in measures.values() if m.risk]
-    parts = [p[EVIDENCE_COLUMNS] for p in parts if p is not None and len(p)]
+    parts = [p.assign(**{c: v for c, v in OPTIONAL_EVIDENCE.items() if c not in p})[EVIDENCE_COLUMNS]
+             for p in parts if p is not None and len(p)]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=EVIDENCE_COLUMNS)
 
 

@@ -101,7 +101,7 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     if ok.empty:
         table = total.reset_index().assign(attack="kde_true", n_seeds=0)
     else:
-        ok = ok.assign(**{m: pd.to_numeric(ok[m], errors="coerce") for m in metrics + DESIGN})
+        ok = ok.assign(**{m: pd.to_numeric(ok[m], errors="coerce") for m in metrics + DESIGN + ["auc_p_value"]})
         agg = {f"{m}_mean": (m, "mean") for m in metrics}
         agg.update({f"{m}_sd": (m, "std") for m in ("auc", "f1", "tpr_at_1e-01", "tpr_at_1e-02", "tpr_at_1e-03")})
         agg.update({"tau_rule": ("tau_rule", "first"), "fpr_floor": ("fpr_floor", "max"),
@@ -109,6 +109,7 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
                     "n_aux_members": ("n_aux_members", "mean"), "n_seeds": ("seed", "count")})
         ok = ok.assign(beats_chance=auc_beats_chance(ok))
         agg.update({"auc_ci_low_min": ("auc_ci_low", "min"), "auc_ci_high_max": ("auc_ci_high", "max"),
+                    "auc_p_value_median": ("auc_p_value", "median"),
                     "n_seeds_beating_chance": ("beats_chance", "sum")})
         table = ok.groupby(keys).agg(**agg).reset_index()
         table["f1_naive"] = naive_f1(table["member_share"])
