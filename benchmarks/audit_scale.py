@@ -11,10 +11,11 @@ continuous), and `income` is the sensitive attribute, as in
 
     synthrisk audit --train T --synthetic S --holdout H --sensitive income --out OUT
 
-Each size runs in its own process (`synthrisk.audit.audit`, the command's library path, with every
-measure the audit runs and its settings): wall seconds of the whole audit, of reading and checking
-the files, of each measure (the audit's own per-run seconds, audit.json), and of the rest
-(summaries, page); CPU seconds of the process (all threads) for the whole audit and for each
+Each size runs in its own process, through the audit's library steps (`synthrisk.audit.read_inputs`,
+then `synthrisk.audit.run`'s `run_measures` and `summarise` with every measure the audit runs and
+its settings; the HTML page is not written): wall seconds of the whole, of reading and checking
+the files, of each measure (the runner's per-run seconds, as the audit reports them), and of the
+summaries and verdicts; CPU seconds of the process (all threads) for the whole audit and for each
 measure, which other load on a shared machine inflates less than wall seconds; the process's peak
 resident memory (getrusage ru_maxrss, which includes the ~0.4 GB of imported libraries). The
 growth exponent of each step is the least-squares slope of log wall seconds on log n over the
@@ -82,10 +83,15 @@ def _cpu() -> float:
 
 
 def child(folder: Path, overrides: dict) -> None:
-    """One audit in this process; its timings and peak memory into folder/timing.json. Each run's
-    CPU seconds are taken around the measures' shared failure path (`run_on_input`)."""
+    """One audit in this process; its timings and peak memory into folder/timing.json.
+
+    The audit's library steps as `synthrisk.audit.write_audit` runs them (read and check the files,
+    every measure through the shared runner, each measure's summary and the verdicts), without the
+    HTML page. Each run's CPU seconds are taken around the runner's failure path (`run_on_input`)."""
+    import shutil
+
     import synthrisk.measures.runner as runner
-    from synthrisk.audit import audit
+    from synthrisk.audit import read_inputs
     from synthrisk.audit import run as audit_run
 
     for name, settings in overrides.items():
@@ -101,18 +107,34 @@ def child(folder: Path, overrides: dict) -> None:
             cpu[measure.name] = cpu.get(measure.name, 0.0) + _cpu() - before
 
     runner.run_on_input = timed
+    work = folder / "work"
+    shutil.rmtree(work, ignore_errors=True)
     start, start_cpu = time.perf_counter(), _cpu()
-    result = audit(folder / "train.parquet", folder / "synthetic.parquet", folder / "audit",
-                   holdout=folder / "holdout.parquet", sensitive=[SENSITIVE])
+    data = read_inputs(str(folder / "train.parquet"), str(folder / "synthetic.parquet"),
+                       str(folder / "holdout.parquet"), None, [SENSITIVE])
+    inputs_seconds, inputs_cpu = time.perf_counter() - start, _cpu() - start_cpu
+    measures = audit_run.audit_measures()
+    outcomes = audit_run.run_measures(data, work, measures)
+    before, before_cpu = time.perf_counter(), _cpu()
+    audit_run.summarise(outcomes, measures, work)
+    summary_seconds, summary_cpu = time.perf_counter() - before, _cpu() - before_cpu
     total, total_cpu = time.perf_counter() - start, _cpu() - start_cpu
-    measures = {m["measure"]: {"seconds": m["seconds"], "cpu": cpu.get(m["measure"], 0.0), "status": m["status"],
-                               "reason": m["reason"], "runs": m["runs"]} for m in result["measures"]}
+    found: dict[str, dict] = {}
+    for outcome in outcomes:
+        entry = found.setdefault(outcome.measure_name, {"seconds": 0.0, "cpu": cpu.get(outcome.measure_name, 0.0),
+                                                        "statuses": [], "runs": []})
+        entry["seconds"] += outcome.seconds
+        entry["statuses"].append(outcome.status)
+        entry["runs"].append({"unit": outcome.unit, "status": outcome.status, "reason": outcome.reason,
+                              "seconds": outcome.seconds})
+    for entry in found.values():
+        entry["status"] = "skipped" if set(entry.pop("statuses")) == {"skipped"} else "ran"
     # ru_maxrss is in KiB on Linux
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     (folder / "timing.json").write_text(json.dumps({
-        "total": total, "total_cpu": total_cpu, "audit_seconds": result["seconds"], "measures": measures,
-        "peak_gib": peak, "inputs_seconds": total - result["seconds"], "overrides": overrides,
-        "rest_seconds": result["seconds"] - sum(m["seconds"] for m in measures.values())}, indent=1))
+        "total": total, "total_cpu": total_cpu, "measures": found, "peak_gib": peak, "overrides": overrides,
+        "inputs_seconds": inputs_seconds, "inputs_cpu": inputs_cpu, "rest_seconds": summary_seconds,
+        "rest_cpu": summary_cpu}, indent=1))
 
 
 def parse_overrides(items: list[str]) -> dict:
@@ -177,13 +199,15 @@ def main() -> None:
         subprocess.run(command, check=True, stdout=log, stderr=log, env=env)
         timing = json.loads((folder / "timing.json").read_text())
         memory[n] = timing["peak_gib"]
-        rows.append({"n": n, "step": "read and check the files", "seconds": timing["inputs_seconds"]})
+        rows.append({"n": n, "step": "read and check the files", "seconds": timing["inputs_seconds"],
+                     "cpu": timing["inputs_cpu"]})
         for name, m in timing["measures"].items():
             rows.append({"n": n, "step": name if m["status"] != "skipped" else f"{name} (skipped)",
                          "seconds": m["seconds"], "cpu": m["cpu"]})
             if name == "rapid":
                 rows.extend({"n": n, "step": f"  rapid {r['unit']}", "seconds": r["seconds"]} for r in m["runs"])
-        rows.append({"n": n, "step": "summaries and page", "seconds": timing["rest_seconds"]})
+        rows.append({"n": n, "step": "summaries and verdicts", "seconds": timing["rest_seconds"],
+                     "cpu": timing["rest_cpu"]})
         rows.append({"n": n, "step": "total", "seconds": timing["total"], "cpu": timing["total_cpu"]})
         print(f"n = {n:,}: {timing['total']:.0f} s, peak {timing['peak_gib']:.2f} GiB", flush=True)
     frame = pd.DataFrame(rows).reindex(columns=["n", "step", "seconds", "cpu"])
