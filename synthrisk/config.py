@@ -23,7 +23,7 @@ def non_finite_keys(value, key: str = "") -> list[str]:
 
 
 # Top-level keys that are not measures (the measures' keys come from synthrisk.measures).
-WORKFLOW_KEYS = ("seeds", "datasets", "generators", "dp", "privacy_audit", "shadow_mia")
+WORKFLOW_KEYS = ("seeds", "datasets", "generators", "dp", "privacy_audit", "shadow_mia", "policy")
 
 
 def check_config(config: dict) -> None:
@@ -40,6 +40,9 @@ def check_config(config: dict) -> None:
                           "infinity); set a finite value")
     for key, value in noise_seeds(config):
         check_noise_seed(value, f"config: {key}")
+    from .measures.policy import policy_from_mapping
+
+    policy_from_mapping(config.get("policy"), what="config: policy")
 
 
 def noise_seeds(config: dict) -> list[tuple[str, object]]:

@@ -99,7 +99,7 @@ def test_independent_release_is_not_at_risk_and_a_leaky_one_is(files, quick_sett
             # singling out rightly flags it (tests/test_anonymity.py spares it the same way).
             continue
         assert risk["at_risk"] is False, risk["verdict"]
-        assert risk["verdict"].startswith("no attack beats its reference")
+        assert risk["verdict"].startswith("no evidence: no attack beats its reference")
         assert "does not beat its reference" in risk["meaning"]
     leaky_risks = {r["risk"]: r for r in leaky["risks"]}
     assert leaky_risks["membership"]["at_risk"] and leaky_risks["singling_out"]["at_risk"]

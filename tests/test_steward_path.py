@@ -373,3 +373,37 @@ def test_domias_runs_with_auxiliary_records_and_refuses_members_among_them(adult
     pd.concat([aux.iloc[:200], pd.read_csv(files / "train.csv").iloc[:200]]).to_csv(files / "aux_bad.csv", index=False)
     err = refused(audit_args(files, tmp_path / "bad", extra=["--aux", str(files / "aux_bad.csv")]), capsys)
     assert "aux_bad.csv" in err and "auxiliary records" in err and "train.csv" in err
+
+
+# Issue #26: the membership verdict reads membership, and the level reads the policy.
+def test_a_release_that_is_the_holdout_is_no_membership_risk(files, quick, tmp_path):
+    assert main(audit_args(files, tmp_path, synthetic="holdout.csv")) == 0
+    report = json.loads((tmp_path / "audit.json").read_text())
+    membership = next(r for r in report["risks"] if r["risk"] == "membership")
+    assert membership["level"] == "no evidence", membership["verdict"]
+    # The label-reading oracle (KDE on the true member/holdout distributions) stays in the MIA table only.
+    assert "kde_true" not in {e["attack"] for e in report["evidence"]}
+
+
+def test_forty_percent_member_copies_are_at_risk_and_a_policy_file_is_read(files, quick, tmp_path):
+    schema = load_schema(files / "schema.yaml")
+    members = schema.conform(pd.read_csv(files / "train.csv"))
+    leaky, status = run_generator("leaky", {"backend": "leaky", "params": {"fraction": 0.4}}, members, schema,
+                                  n=400, seed=0)
+    assert status["status"] == "ok"
+    leaky.to_csv(files / "leaky40.csv", index=False)
+    assert main(audit_args(files, tmp_path / "default", synthetic="leaky40.csv")) == 0
+    report = json.loads((tmp_path / "default/audit.json").read_text())
+    membership = next(r for r in report["risks"] if r["risk"] == "membership")
+    assert membership["level"] == "at risk" and membership["policy"]["effect_low"] > 0.09
+    assert "policy threshold" in membership["meaning"] and report["policy"]["thresholds"]["membership"] == 0.09
+    page = (tmp_path / "default/audit.html").read_text()
+    assert 'id="policy"' in page and "family-wise level 0.05" in page
+    # A policy that tolerates more: the same effect is detectable, below its threshold.
+    (files / "lenient.yaml").write_text("thresholds: {membership: 0.95}\nsource: a lenient test policy\n")
+    assert main(audit_args(files, tmp_path / "lenient", synthetic="leaky40.csv",
+                           extra=["--policy", str(files / "lenient.yaml")])) == 0
+    lenient = json.loads((tmp_path / "lenient/audit.json").read_text())
+    membership = next(r for r in lenient["risks"] if r["risk"] == "membership")
+    assert membership["level"] == "detectable, below the policy threshold", membership["verdict"]
+    assert "a lenient test policy" in lenient["policy"]["statement"]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from ..measures.policy import Policy, load_policy
 from ..outputs import AuditFolder
 from .inputs import AuditInput, read_inputs
 from .run import audit_measures, progress, run_measures, summarise
@@ -24,7 +25,8 @@ __all__ = ["AuditInput", "audit", "read_inputs", "write_audit"]
 HTML, JSON, SCHEMA, TABLES = "audit.html", "audit.json", "schema.yaml", "tables"
 
 
-def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = None, bar: bool | None = None) -> dict:
+def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = None, bar: bool | None = None,
+                policy: Policy | None = None) -> dict:
     """Run the audit on checked input and write out/audit.html, out/audit.json, out/tables/*.csv
     (the measures' tables) and, for an inferred schema, out/schema.yaml. Returns the JSON.
 
@@ -36,7 +38,7 @@ def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = 
 
     if folder is None:
         with _folder(out, data.files, data.schema_path, data.schema_path is None) as opened:
-            return write_audit(data, out, opened, bar)
+            return write_audit(data, out, opened, bar, policy)
     start = time.perf_counter()
     measures = audit_measures()
     staging = folder.staging
@@ -51,9 +53,10 @@ def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = 
         progress(f"note: {note}")
     runs = run_measures(data, work, measures, bar)
     progress("summarising")
-    evidence, risks = summarise(runs, measures, work)
+    policy = policy or Policy()
+    evidence, risks = summarise(runs, measures, work, policy)
     page.write_figures(evidence, work / "figures")
-    result = report.build(data, runs, measures, evidence, risks, work, time.perf_counter() - start)
+    result = report.build(data, runs, measures, evidence, risks, work, time.perf_counter() - start, policy)
     write_json(result, staging / JSON)
     page.render(result, work / "figures", staging / HTML)
     shutil.copytree(work / "tables", staging / TABLES, ignore=shutil.ignore_patterns("*.tex", "*.md"))
@@ -68,15 +71,18 @@ def _folder(out, files: dict, schema: str | None, writes_schema: bool) -> AuditF
 
 
 def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None, read_options=None, aux=None,
-          bar: bool | None = None) -> dict:
+          bar: bool | None = None, policy: Policy | str | Path | None = None) -> dict:
     """Lock and clear `out` of a previous audit (refusing a folder that is not writable or holds files
     synthrisk did not write), read and check the files (errors name the file and column), then
     `write_audit`. `read_options` (a mapping of `synthrisk.io.ReadOptions`) apply to every text file;
     by default a schema's `source.options` do. `bar`: a progress bar on stderr (default: when stderr
-    is a terminal)."""
+    is a terminal). `policy`: a `Policy`, or the path of a policy YAML (default: `Policy()`, the
+    published 0.09 threshold at family-wise level 0.05)."""
+    if policy is not None and not isinstance(policy, Policy):
+        policy = load_policy(policy)
     files = {"train": str(train), "synthetic": str(synthetic), "holdout": str(holdout) if holdout else None,
              "aux": str(aux) if aux else None}
     with _folder(out, files, str(schema) if schema else None, not schema) as folder:
         data = read_inputs(files["train"], files["synthetic"], files["holdout"], str(schema) if schema else None,
                            sensitive, read_options=read_options, aux=files["aux"])
-        return write_audit(data, out, folder, bar)
+        return write_audit(data, out, folder, bar, policy)

@@ -31,6 +31,8 @@ def add_command(sub) -> None:
     p.add_argument("--out", required=True, type=output_folder,
                    help="folder for audit.html, audit.json, tables/ (files synthrisk did not write are never touched)")
     p.add_argument("--json", action="store_true", help="print the audit's JSON")
+    p.add_argument("--policy", help="release policy (YAML: alpha, power, thresholds per risk); default: family-wise "
+                                    "level 0.05, threshold 0.09 for every risk (synthrisk.measures.policy)")
     add_reader_options(p, "reader options of the text files (default: the schema's source.options)")
     p.set_defaults(func=run)
 
@@ -42,7 +44,7 @@ def run(args) -> dict | str:
     options = reader_options(args)
     report = audit(args.train, args.synthetic, args.out, holdout=args.holdout, schema=args.schema,
                    sensitive=args.sensitive, read_options=options or None, aux=args.aux,
-                   bar=False if args.json else None)
+                   bar=False if args.json else None, policy=args.policy)
     if args.json:
         return report
     lines = [f"{risk['label']}: {risk['verdict']}" for risk in report["risks"]]

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..data.split import ROW_ID
 from ..measures.base import RISKS
+from ..measures.policy import LEVELS
 from ..rapid.attribution import OTHER, attribute_risk
 
 #: subgroups shown per risk, and the fewest members a subgroup must hold to be shown (smaller
@@ -69,15 +70,31 @@ def _sentence(row: dict) -> str:
 
 
 def meaning(row: dict) -> str:
-    """One sentence on the number and one on whether it beats its reference."""
-    verdict = str(row["verdict"])
-    if verdict.startswith("at risk"):
-        tail = (f"This beats its reference: the release is at risk of {RISKS[row['risk']]} "
-                f"({int(row['n_attacks_beating'])} of {int(row['n_attacks'])} attacks tried beat theirs).")
+    """One sentence on the number, one on whether it beats its reference and whether that matters
+    under the policy, and what the audit could have detected."""
+    n, k = int(row["n_attacks_beating"]), int(row["n_attacks"])
+    threshold, alpha = float(row["threshold"]), float(row["alpha"])
+    effect = (f"its effect (the share of records exposed beyond chance) is {_pct(float(row['effect']))}, at least "
+              f"{_pct(float(row['effect_low']))} with the attacks' simultaneous confidence"
+              if _finite(row.get("effect_low")) else f"its effect is {_pct(float(row['effect']))}")
+    if row["level"] == LEVELS["at_risk"]:
+        tail = (f"This beats its reference ({n} of {k} attacks do, family-wise level {alpha:g}), and {effect}, above the "
+                f"policy threshold of {_pct(threshold)}: the release is at risk of {RISKS[row['risk']]}.")
+    elif row["level"] == LEVELS["detectable"]:
+        tail = (f"This beats its reference ({n} of {k} attacks do, family-wise level {alpha:g}), but {effect}, which "
+                f"does not clear the policy threshold of {_pct(threshold)}: a detectable effect too small to matter "
+                "under this policy.")
     else:
-        tail = (f"This does not beat its reference, nor does any of the {int(row['n_attacks'])} attacks tried: "
-                "no evidence of this risk on this release (absence of evidence for these attacks, not a proof).")
+        could = (f" With its power, this audit would have detected an effect of {_pct(float(row['detectable_effect']))} "
+                 "or more." if _finite(row.get("detectable_effect")) else "")
+        tail = (f"This does not beat its reference, nor does any of the {k} attacks tried at family-wise level "
+                f"{alpha:g}: no evidence of this risk on this release (absence of evidence for these attacks, not a "
+                f"proof).{could}")
     return f"{_sentence(row)} {tail}"
+
+
+def _finite(value) -> bool:
+    return value is not None and isinstance(value, (int, float)) and math.isfinite(float(value))
 
 
 def _flags(measure: str, attack: str, records: pd.DataFrame) -> pd.DataFrame | None:

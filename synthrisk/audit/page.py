@@ -65,7 +65,7 @@ def render(report: dict, figures: Path, out: Path) -> Path:
     utility = report["utility"]
     utility_run = next(m for m in report["measures"] if m["measure"] == "utility")
     page = env.get_template("audit.html.j2").render(
-        **{k: report[k] for k in ("inputs", "schema", "risks", "seconds", "seed", "versions")},
+        **{k: report[k] for k in ("inputs", "schema", "risks", "seconds", "seed", "versions", "policy")},
         utility=utility,
         min_subgroup=MIN_SUBGROUP,
         utility_reason=utility_run["reason"],

@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..io import finite_or_null, read_table
 from ..measures.base import RISKS
+from ..measures.policy import LEVELS, Policy
 from ..measures.runner import Outcome
 from ..measures.verdict import risk_table
 from . import explain
@@ -52,17 +53,20 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data)
         names = [name for name, (m, _) in measures.items() if m.risk == risk]
         found = risks[risks["risk"] == risk]
         if found.empty:
-            entries.append({"risk": risk, "label": label, "measured": False, "at_risk": None,
+            entries.append({"risk": risk, "label": label, "measured": False, "at_risk": None, "level": "not measured",
                             "verdict": f"not measured: {_reasons(runs, names)}", "measures": names})
             continue
         row = {k: _clean(v) for k, v in found.iloc[0].items()}
-        at_risk = row["verdict"].startswith("at risk")
+        at_risk = row["level"] == LEVELS["at_risk"]
         # Subgroups of an attack that does not beat its reference would rank noise.
-        run = _run_of(row, runs) if at_risk else None
+        run = _run_of(row, runs) if row["level"] != LEVELS["no_evidence"] else None
         records = read_table(run.run.records_path) if run else pd.DataFrame()
         entries.append({
-            "risk": risk, "label": label, "measured": True, "at_risk": at_risk,
+            "risk": risk, "label": label, "measured": True, "at_risk": at_risk, "level": row["level"],
             "verdict": row["verdict"], "meaning": explain.meaning(row),
+            "policy": {"threshold": row["threshold"], "alpha": row["alpha"], "effect": row["effect"],
+                       "effect_low": row["effect_low"], "effect_high": row["effect_high"], "p_holm": row["p_holm"],
+                       "detectable_effect": row["detectable_effect"]},
             "strongest_attack": {k: row[k] for k in ("attack", "measure", "metric", "value", "reference", "excess",
                                                      "ci_low", "ci_high", "tpr_at_1e-02", "tpr_at_1e-03", "detail")},
             "n_attacks": row["n_attacks"], "n_attacks_beating": row["n_attacks_beating"], "measures": names,
@@ -81,7 +85,7 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data)
     return entries
 
 
-def measure_entries(runs: list[Outcome], measures: dict, evidence: pd.DataFrame) -> list[dict]:
+def measure_entries(runs: list[Outcome], measures: dict, evidence: pd.DataFrame, policy: Policy | None = None) -> list[dict]:
     """Every measure with its runs' status and time, and for a risk measure its own verdict (its
     strongest attack against its reference)."""
     entries = []
@@ -91,7 +95,7 @@ def measure_entries(runs: list[Outcome], measures: dict, evidence: pd.DataFrame)
         status = "ok" if "ok" in statuses else ("failed" if "failed" in statuses else "skipped")
         verdict = None
         if measure.risk and len(evidence):
-            mine = risk_table(evidence[evidence["measure"] == name])
+            mine = risk_table(evidence[evidence["measure"] == name], policy)
             verdict = mine["verdict"].iloc[0] if len(mine) else None
         entries.append({
             "measure": name, "title": measure.title, "risk": measure.risk, "status": status,
@@ -124,7 +128,7 @@ def utility_entry(tables: Path) -> dict | None:
 
 
 def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, risks: pd.DataFrame, work: Path,
-          seconds: float) -> dict:
+          seconds: float, policy: Policy | None = None) -> dict:
     from ..versions import library_versions
 
     files = {k: (str(v) if v else None) for k, v in data.files.items()}
@@ -135,9 +139,10 @@ def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, ris
                    "checks": data.checks, "notes": list(data.notes)},
         "schema": data.schema.to_dict(),
         "seed": SEED,
+        "policy": {**(policy or Policy()).to_dict(), "statement": (policy or Policy()).statement()},
         "risks": risk_entries(risks, runs, measures, data),
         "utility": utility_entry(work / "tables"),
-        "measures": measure_entries(runs, measures, evidence),
+        "measures": measure_entries(runs, measures, evidence, policy),
         "evidence": _row(evidence.drop(columns=["dataset", "generator"])),
         "seconds": round(seconds, 1),
         "versions": library_versions(PACKAGES),

@@ -64,7 +64,7 @@ def run_measures(data: AuditInput, work: Path, measures: dict, bar: bool | None 
                          announce=steps.announce)
 
 
-def summarise(runs: list[Outcome], measures: dict, work: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+def summarise(runs: list[Outcome], measures: dict, work: Path, policy=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each measure's tables (its own `summarise`), then (evidence, risk table)."""
     tables, figures = work / "tables", work / "figures"
     for name, (measure, settings) in measures.items():
@@ -73,4 +73,4 @@ def summarise(runs: list[Outcome], measures: dict, work: Path) -> tuple[pd.DataF
             measure.summarise(paths, tables, figures, settings)
     summarised = {name: m for name, (m, _) in measures.items() if any(r.measure_name == name for r in runs)}
     evidence = collect_evidence(summarised, tables)
-    return evidence, risk_table(evidence)
+    return evidence, risk_table(evidence, policy)

@@ -114,10 +114,11 @@ def plot_risk_utility(summary: pd.DataFrame, specs: dict, dataset: str, path) ->
     return save(fig, path)
 
 
-def plot_evidence(evidence: pd.DataFrame, specs: dict, dataset: str, path) -> Path:
+def plot_evidence(evidence: pd.DataFrame, specs: dict, dataset: str, path, policy=None) -> Path:
     """Every attack against its own reference, one panel per risk type: the excess of its value
     over the reference (chance floor, 0.5, control set) per generator; filled markers beat the
-    reference in a strict majority of seeds, open ones do not."""
+    reference (Holm over the risk's attacks at the policy's level; over seeds, the median p-value),
+    open ones do not."""
     from ..measures.base import RISKS
     from ..measures.verdict import beats
 
@@ -126,7 +127,7 @@ def plot_evidence(evidence: pd.DataFrame, specs: dict, dataset: str, path) -> Pa
     fig, axes = subplots(max(len(risks), 1), width=4.6, height=0.35 * len(specs) + 1.6, ncols=min(max(len(risks), 1), 2))
     generators = [g for g in specs if g in set(data["generator"])]
     for ax, risk in zip(axes, risks):
-        part = data[data["risk"] == risk].assign(beats=lambda d: beats(d))
+        part = data[data["risk"] == risk].assign(beats=lambda d: beats(d, policy))
         for k, ((_measure, attack), rows) in enumerate(part.groupby(["measure", "attack"], sort=True)):
             y = rows["generator"].map({g: i for i, g in enumerate(generators)}).to_numpy(float) + (k % 5 - 2) * 0.08
             excess = rows["value"].astype(float) - rows["reference"].astype(float)
@@ -141,15 +142,15 @@ def plot_evidence(evidence: pd.DataFrame, specs: dict, dataset: str, path) -> Pa
     return save(fig, path)
 
 
-def write_summary(measures: dict, status_paths, specs: dict, tables_dir, figures_dir) -> pd.DataFrame:
+def write_summary(measures: dict, status_paths, specs: dict, tables_dir, figures_dir, policy=None) -> pd.DataFrame:
     """risk.csv (one verdict per dataset x generator x risk), summary.csv, the risk-utility and
     the evidence figures, from the tables the measures' summaries wrote to `tables_dir`."""
     tables_dir = Path(tables_dir)
     evidence = collect_evidence(measures, tables_dir)
-    write_table_formats(risk_table(evidence), tables_dir / "risk", formats=("csv", "md", "tex"))
+    write_table_formats(risk_table(evidence, policy), tables_dir / "risk", formats=("csv", "md", "tex"))
     summary = summary_table(measures, tables_dir, generator_runs(status_paths), specs)
     write_table_formats(summary, tables_dir / "summary", formats=("csv", "md", "tex"))
     for dataset in sorted(summary["dataset"].unique()):
         plot_risk_utility(summary, specs, dataset, Path(figures_dir) / f"risk_utility_{dataset}.png")
-        plot_evidence(evidence, specs, dataset, Path(figures_dir) / f"risk_evidence_{dataset}.png")
+        plot_evidence(evidence, specs, dataset, Path(figures_dir) / f"risk_evidence_{dataset}.png", policy)
     return summary
