@@ -12,6 +12,8 @@ def add_command(sub) -> None:
     p = sub.add_parser("rapid", help="attribute-inference risk (RAPID) of synthetic data")
     p.add_argument("--real", required=True, help="real records to attack (CSV/Parquet; the members)")
     p.add_argument("--synthetic", required=True)
+    p.add_argument("--holdout", help="records of the same population the generator never saw (CSV/Parquet): the "
+                                     "same attacker scores them, giving RAPID on non-members and the member excess")
     p.add_argument("--schema", required=True)
     p.add_argument("--sensitive", help="sensitive column (default: the schema's first)")
     p.add_argument("--attacker", default="rf", choices=ATTACKERS)
@@ -45,6 +47,7 @@ def run(args) -> dict:
         read_table(args.real), read_table(args.synthetic), schema, args.sensitive or schema.sensitive[0],
         attacker=args.attacker, tau=args.tau, epsilon=args.epsilon, method=args.method, error=args.error,
         n_trees=args.n_trees, n_permutations=args.permutations, seed=args.seed, null_refits=args.null_refits,
+        holdout=read_table(args.holdout) if args.holdout else None,
     )
     if args.records:
         write_table(result.records, args.records)

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.stats import hypergeom
 from scipy.stats import t as student_t
-from statsmodels.stats.proportion import proportion_confint
+from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 from ..data.encoding import numeric_values
 from ..data.schema import DatasetSchema
@@ -58,12 +59,12 @@ def _refit_null(observed: float, draw, max_refits: int) -> tuple[np.ndarray, flo
     return draws, _refit_p_value(observed, draws)
 
 
-def _categorical_scorer(model, attacker, sensitive, x_syn, y_syn, x_real, labels, shares, method):
-    n = len(x_real)
-    if len(np.unique(y_syn)) < 2:
-        # Nothing to learn: the attacker can only predict the one class it saw.
-        classes, proba = np.unique(y_syn), np.ones((n, 1))
-    else:
+def _categorical_scorer(model, attacker, sensitive, x_syn, y_syn, labels, shares, method):
+    """The attacker fitted on (x_syn, y_syn), as `scorer(x) -> score(codes)`: the fitted model
+    predicts the records `x` once, and `score` gives their scores for true class codes `codes`
+    (indices into `labels`, whose shares b are `shares`)."""
+    fitted = len(np.unique(y_syn)) >= 2
+    if fitted:
         if attacker.endswith(CALIBRATED):
             # Cross-fitted calibration needs every class in every fold.
             rarest = pd.Series(y_syn).value_counts()
@@ -72,30 +73,68 @@ def _categorical_scorer(model, attacker, sensitive, x_syn, y_syn, x_real, labels
                                 f"{rarest.min()} synthetic record(s); calibration needs at least 2")
             model.named_steps["model"].cv = int(min(CALIBRATION_FOLDS, rarest.min()))
         model.fit(x_syn, y_syn)
-        proba, classes = model.predict_proba(x_real), model.classes_
-    lookup = {c: k for k, c in enumerate(classes)}
-    # A class never seen in the synthetic data gets probability 0 from the attacker.
-    column_of_label = np.array([lookup.get(label, -1) for label in labels])
-    rows = np.arange(n)
 
-    def score(codes: np.ndarray) -> np.ndarray:
-        index = column_of_label[codes]
-        g = np.where(index >= 0, proba[rows, np.maximum(index, 0)], 0.0)
-        return categorical_scores(g, shares[codes], method, proba, index)
+    def scorer(x):
+        n = len(x)
+        if fitted:
+            proba, classes = model.predict_proba(x), model.classes_
+        else:
+            # Nothing to learn: the attacker can only predict the one class it saw.
+            classes, proba = np.unique(y_syn), np.ones((n, 1))
+        lookup = {c: k for k, c in enumerate(classes)}
+        # A class never seen in the synthetic data gets probability 0 from the attacker.
+        column_of_label = np.array([lookup.get(label, -1) for label in labels])
+        rows = np.arange(n)
 
-    return score
+        def score(codes: np.ndarray) -> np.ndarray:
+            index = column_of_label[codes]
+            g = np.where(index >= 0, proba[rows, np.maximum(index, 0)], 0.0)
+            return categorical_scores(g, shares[codes], method, proba, index)
+
+        return score
+
+    return scorer
 
 
-def _continuous_scorer(model, x_syn, y_syn, x_real, error, delta):
+def _continuous_scorer(model, x_syn, y_syn, error, delta):
+    """The attacker fitted on (x_syn, y_syn), as `scorer(x) -> score(values)`."""
     keep = ~np.isnan(y_syn)
     model.fit(x_syn[keep], y_syn[keep])
-    yhat = model.predict(x_real)
 
-    def score(values: np.ndarray) -> np.ndarray:
-        # A missing true value cannot be inferred to within a tolerance: infinite error.
-        return np.where(np.isnan(values), np.inf, continuous_errors(values, yhat, error, delta))
+    def scorer(x):
+        yhat = model.predict(x)
 
-    return score
+        def score(values: np.ndarray) -> np.ndarray:
+            # A missing true value cannot be inferred to within a tolerance: infinite error.
+            return np.where(np.isnan(values), np.inf, continuous_errors(values, yhat, error, delta))
+
+        return score
+
+    return scorer
+
+
+MEMBER_EXCESS_CI = "newcombe"  # Newcombe's hybrid score interval (his method 10) for p1 - p2
+MEMBER_EXCESS_TEST = "exact permutation of the member/holdout labels over the scored records (hypergeometric)"
+
+
+def member_excess_test(n_at_risk: int, n: int, n_at_risk_holdout: int, n_holdout: int) -> dict:
+    """Member excess (RAPID on members minus the same attacker's RAPID on holdout records), its 95%
+    interval and the one-sided p-value of excess > 0.
+
+    Interval: Newcombe's hybrid score interval for a difference of two independent proportions
+    (Newcombe 1998, method 10; statsmodels' `newcomb`). Test: the attacker is fitted once, so every
+    scored record's at-risk flag is fixed; under "no member-specific inference" members and holdout
+    records are exchangeable, and permuting the member/holdout labels over the scored records gives
+    the null. Its distribution of the members' at-risk count is hypergeometric, so the test is exact
+    without drawing permutations (it is the one-sided Fisher exact test)."""
+    excess = n_at_risk / n - n_at_risk_holdout / n_holdout
+    low, high = confint_proportions_2indep(n_at_risk, n, n_at_risk_holdout, n_holdout, method=MEMBER_EXCESS_CI,
+                                           compare="diff", alpha=0.05)
+    # The score bounds at 0 or n can miss the point estimate by rounding: keep it inside.
+    low, high = min(float(low), excess), max(float(high), excess)
+    p = float(hypergeom.sf(n_at_risk - 1, n + n_holdout, n_at_risk + n_at_risk_holdout, n))
+    return {"member_excess": float(excess), "member_excess_ci_low": low, "member_excess_ci_high": high,
+            "member_excess_p_value": min(max(p, 0.0), 1.0)}
 
 
 @dataclass
@@ -126,6 +165,18 @@ class RapidResult:
     n_train: int | None = None              # synthetic records the attacker learned from
     n_synthetic_total: int | None = None    # synthetic records given
     subsample_note: str | None = None       # what the size caps changed, for the report; None: nothing
+    # The same fitted attacker on holdout records the generator never saw (None: no holdout given).
+    # RAPID counts population-level inference (what the synthetic data teach about anyone from the
+    # population) together with member-specific inference; the member excess is the latter.
+    rapid_holdout: float | None = None
+    n_holdout: int = 0                      # holdout records scored
+    n_holdout_at_risk: int = 0
+    n_holdout_total: int | None = None      # holdout records given
+    member_excess: float | None = None      # rapid - rapid_holdout
+    member_excess_ci_low: float | None = None
+    member_excess_ci_high: float | None = None
+    member_excess_p_value: float | None = None  # one-sided: members inferred more often than the holdout
+    holdout_records: pd.DataFrame = field(default_factory=pd.DataFrame)  # row_id, score, at_risk
 
     @property
     def chance_floor(self) -> float | None:
@@ -150,11 +201,31 @@ class RapidResult:
 
     @property
     def verdict(self) -> str:
+        """RAPID against chance: inference from the quasi-identifiers, population-level and
+        member-specific together (`member_verdict` separates the members' part)."""
         if self.p_value is None:
             return "not tested against chance"
         if self.beats_chance:
             return f"beats chance (p = {self.p_value:.3g})"
         return f"does not beat chance (p = {self.p_value:.3g}): RAPID is at its chance floor"
+
+    @property
+    def member_excess_significant(self) -> bool | None:
+        """Whether members are inferred more often than holdout records (one-sided p <= 0.05; over
+        a suite of attackers the summary corrects with Holm); None without a holdout."""
+        return None if self.member_excess_p_value is None else bool(self.member_excess_p_value <= ALPHA)
+
+    @property
+    def member_verdict(self) -> str:
+        if self.member_excess is None:
+            return ("member excess not available: no holdout records, so RAPID (population-level and "
+                    "member-specific inference together) is read against its chance floor")
+        shown = (f"member excess {self.member_excess:.3f} [{self.member_excess_ci_low:.3f}, "
+                 f"{self.member_excess_ci_high:.3f}], p = {self.member_excess_p_value:.3g}")
+        if self.member_excess_significant:
+            return f"members inferred more often than holdout records ({shown})"
+        return (f"no member excess ({shown}): members are inferred no more often than holdout records the "
+                "generator never saw; RAPID is population-level inference")
 
     def to_json(self) -> dict:
         """The JSON of DESIGN.md (`rapid`, `n_records`, `n_at_risk`, `tau`, `attacker`, `sensitive`,
@@ -182,6 +253,14 @@ class RapidResult:
             "n_records_total": self.n_records_total, "n_train": self.n_train,
             "n_synthetic_total": self.n_synthetic_total, "capped": self.subsample_note is not None,
             "subsample_note": self.subsample_note,
+            "rapid_holdout": self.rapid_holdout, "n_holdout": self.n_holdout,
+            "n_holdout_at_risk": self.n_holdout_at_risk, "n_holdout_total": self.n_holdout_total,
+            "member_excess": self.member_excess, "member_excess_ci_low": self.member_excess_ci_low,
+            "member_excess_ci_high": self.member_excess_ci_high,
+            "member_excess_ci_method": None if self.member_excess is None else MEMBER_EXCESS_CI,
+            "member_excess_p_value": self.member_excess_p_value,
+            "member_excess_test": None if self.member_excess is None else MEMBER_EXCESS_TEST,
+            "member_excess_significant": self.member_excess_significant, "member_verdict": self.member_verdict,
         }
 
 
@@ -211,6 +290,31 @@ def _check_inputs(real, synthetic, schema: DatasetSchema, sensitive: str):
     return real, synthetic, row_ids, unknown
 
 
+def _check_holdout(holdout: pd.DataFrame, schema: DatasetSchema, sensitive: str):
+    """The holdout conformed to the schema, with its row ids; refused when it has no record or no
+    value of a continuous sensitive attribute (nothing to compare the members with)."""
+    row_ids = holdout[ROW_ID].to_numpy() if ROW_ID in holdout else np.arange(len(holdout))
+    holdout = schema.conform(holdout.drop(columns=[ROW_ID], errors="ignore"), what="holdout data")
+    if len(holdout) == 0:
+        raise DataError("holdout data: no records; pass holdout=None to run RAPID without the member excess")
+    if not schema.is_categorical(sensitive) and holdout[sensitive].isna().all():
+        raise DataError(f"holdout data: continuous sensitive attribute '{sensitive}' is missing in all "
+                        f"{len(holdout)} records: the member excess is undefined (no true value to infer)")
+    return holdout, row_ids
+
+
+def _holdout_codes(y_holdout: np.ndarray, labels: np.ndarray, shares: np.ndarray, n_real: int):
+    """(labels, shares, codes of the holdout records): the members' labels and shares b, extended by
+    any class the holdout has and no member has. Such a class gets b = 0.5 / n_real (below the share
+    of one member), so a holdout record is scored by the same function as a member."""
+    known = set(labels)
+    extra = np.array([c for c in pd.unique(y_holdout) if c not in known], dtype=labels.dtype)
+    labels = np.concatenate([labels, extra]) if len(extra) else labels
+    shares = np.concatenate([shares, np.full(len(extra), 0.5 / n_real)]) if len(extra) else shares
+    position = {c: k for k, c in enumerate(labels)}
+    return labels, shares, np.array([position[c] for c in y_holdout], dtype=int)
+
+
 def rapid(
     real: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema, sensitive: str,
     attacker: str = "rf", tau: float = RapidSettings.tau, epsilon: float = RapidSettings.epsilon,
@@ -218,6 +322,7 @@ def rapid(
     n_permutations: int = RapidSettings.permutations, n_trees: int = RapidSettings.n_trees,
     seed: int = 0, n_jobs: int = 1, attribution: bool = True, null_refits: int = DEFAULT_NULL_REFITS,
     max_train: int | None = RapidSettings.max_train, max_records: int | None = RapidSettings.max_records,
+    holdout: pd.DataFrame | None = None,
 ) -> RapidResult:
     """RAPID of `synthetic` for `sensitive`, attacking the `real` records (pass the members).
 
@@ -236,6 +341,16 @@ def rapid(
     the sample (an unbiased estimate of the share over all records; each record's b_i still comes
     from all of them). The draws are seeded and separate from the tests' permutations, so below the
     caps nothing changes. `subsample_note` says what was capped.
+
+    `holdout` (optional): records of the members' population that the generator never saw. The
+    attacker fitted for RAPID (no refit) scores them by the same rule (b_i: the members' class
+    shares), giving `rapid_holdout`, the population-level inference, and `member_excess` =
+    rapid - rapid_holdout, what the attacker infers about members beyond what it infers about anyone
+    of the population, with Newcombe's interval and an exact one-sided permutation p-value
+    (`member_excess_test`). Both rates use all the records scored on their side (at most
+    `max_records` each): a share at risk does not depend on how many records it is taken over, so
+    equal sizes are not needed, and subsampling the larger side would only widen the interval.
+    Without a holdout these are None.
     """
     if not 0.0 <= tau <= 1.0:
         raise ConfigError(f"tau must be in [0, 1], got {tau}")
@@ -251,6 +366,8 @@ def rapid(
         if cap is not None and (isinstance(cap, bool) or int(cap) != cap or cap < 2):
             raise ConfigError(f"{name} must be an integer >= 2 or null (no cap), got {cap}")
     real, synthetic, row_ids, unknown = _check_inputs(real, synthetic, schema, sensitive)
+    if holdout is not None:
+        holdout, holdout_ids = _check_holdout(holdout, schema, sensitive)
     all_real, n_real_total, n_synthetic_total = real, len(real), len(synthetic)
     picker = np.random.default_rng([seed, _SUBSAMPLE_STREAM])
     notes, real_pos = [], None
@@ -264,6 +381,13 @@ def rapid(
         real, row_ids = real.iloc[real_pos], row_ids[real_pos]
         notes.append(f"RAPID is the share at risk among {len(real):,} of the {n_real_total:,} real records, drawn at "
                      "random (seeded; rapid.max_records); its interval and tests are that sample's")
+    n_holdout_total = None if holdout is None else len(holdout)
+    if holdout is not None and max_records is not None and len(holdout) > max_records:
+        # drawn after the members' and the synthetic records' draws, which stay as without a holdout
+        holdout_pos = np.sort(picker.permutation(len(holdout))[:int(max_records)])
+        holdout, holdout_ids = holdout.iloc[holdout_pos], holdout_ids[holdout_pos]
+        notes.append(f"the member excess compares them with {len(holdout):,} of the {n_holdout_total:,} holdout "
+                     "records, drawn at random (seeded; rapid.max_records)")
     categorical = schema.is_categorical(sensitive)
     if categorical and method not in CATEGORICAL_METHODS:
         raise ConfigError(f"method {method!r} unknown; choose one of {list(CATEGORICAL_METHODS)}")
@@ -276,13 +400,13 @@ def rapid(
     x_syn, x_real = model_frame(synthetic, schema, features), model_frame(real, schema, features)
     rng = np.random.default_rng(seed)
 
-    def fitted_scorer(y_syn: np.ndarray, model_seed: int):
-        """score(truth) of the attacker fitted on the synthetic quasi-identifiers and `y_syn`."""
+    def fitted_attacker(y_syn: np.ndarray, model_seed: int):
+        """scorer(x) -> score(truth) of the attacker fitted on the synthetic quasi-identifiers and `y_syn`."""
         model = make_attacker(attacker, schema, features, categorical, seed=model_seed, n_trees=n_trees,
                               n_jobs=n_jobs)
         if categorical:
-            return _categorical_scorer(model, attacker, sensitive, x_syn, y_syn, x_real, labels, shares, method)
-        return _continuous_scorer(model, x_syn, y_syn, x_real, error, delta)
+            return _categorical_scorer(model, attacker, sensitive, x_syn, y_syn, labels, shares, method)
+        return _continuous_scorer(model, x_syn, y_syn, error, delta)
 
     if categorical:
         y_syn = model_frame(synthetic, schema, [sensitive])[sensitive].to_numpy()
@@ -290,12 +414,18 @@ def rapid(
         y_real = model_frame(all_real, schema, [sensitive])[sensitive].to_numpy()
         labels, truth, shares = class_shares(y_real, sensitive)
         truth = truth if real_pos is None else truth[real_pos]
+        if holdout is not None:
+            labels, shares, truth_holdout = _holdout_codes(
+                model_frame(holdout, schema, [sensitive])[sensitive].to_numpy(), labels, shares, n_real_total)
         threshold, method_name = tau, method
     else:
         y_syn = numeric_values(synthetic[[sensitive]])[:, 0]
         truth = numeric_values(real[[sensitive]])[:, 0]
+        if holdout is not None:
+            truth_holdout = numeric_values(holdout[[sensitive]])[:, 0]
         threshold, method_name = epsilon, error
-    score = fitted_scorer(y_syn, seed)
+    fitted = fitted_attacker(y_syn, seed)
+    score = fitted(x_real)
 
     scores = score(truth)
     flags = at_risk(scores, threshold, categorical)
@@ -329,7 +459,7 @@ def rapid(
             # mean is then the chance floor too (the label floor can be biased when the model's
             # confidence varies with the quasi-identifiers), whichever is higher.
             refits, p_refit = _refit_null(observed, lambda k: at_risk(
-                fitted_scorer(rng.permutation(y_syn), seed + 1 + k)(truth), threshold, categorical).mean(),
+                fitted_attacker(rng.permutation(y_syn), seed + 1 + k)(x_real)(truth), threshold, categorical).mean(),
                 max(int(null_refits), MIN_NULL_REFITS))
             refit_null, n_refits = float(refits.mean()), len(refits)
             p_value = p_labels if p_refit is None else max(p_labels, p_refit)
@@ -344,6 +474,16 @@ def rapid(
         n_records_total=n_real_total, n_train=len(synthetic), n_synthetic_total=n_synthetic_total,
         subsample_note="; ".join(notes) if notes else None,
     )
+    if holdout is not None:
+        # The same fitted attacker (no refit) on records the generator never saw.
+        holdout_scores = fitted(model_frame(holdout, schema, features))(truth_holdout)
+        holdout_flags = at_risk(holdout_scores, threshold, categorical)
+        n_holdout_at_risk = int(holdout_flags.sum())
+        result.rapid_holdout, result.n_holdout = float(holdout_flags.mean()), len(holdout_flags)
+        result.n_holdout_at_risk, result.n_holdout_total = n_holdout_at_risk, n_holdout_total
+        for name, value in member_excess_test(n_at_risk, len(flags), n_holdout_at_risk, len(holdout_flags)).items():
+            setattr(result, name, value)
+        result.holdout_records = pd.DataFrame({ROW_ID: holdout_ids, "score": holdout_scores, "at_risk": holdout_flags})
     if attribution:
         result.attribution = attribute_risk(real, flags, schema)
     return result

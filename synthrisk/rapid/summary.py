@@ -1,4 +1,13 @@
-"""Aggregate per-run RAPID results into tables and figures (mean and spread over seeds)."""
+"""Aggregate per-run RAPID results into tables and figures (mean and spread over seeds).
+
+Two readings of one attacker, named apart:
+- population-level inference: RAPID (as published) against its chance floor, which counts what the
+  synthetic data teach about anyone of the population (a release with no member in it scores the
+  same); `verdict` of rapid_max, `rapid_*` and `excess_*` columns;
+- member excess: RAPID on the members minus the same fitted attacker's RAPID on holdout records the
+  generator never saw, the part that is specific to the members (`member_*` columns; not
+  available without a holdout).
+"""
 
 from __future__ import annotations
 
@@ -29,13 +38,25 @@ def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
                      "rapid_null": info.get("rapid_null"),
                      "chance_floor": info.get("chance_floor", info.get("rapid_null")),
                      "null_test": info.get("null_test"),
-                     "n_records": info.get("n_records"), "kind": info.get("kind")})
+                     "n_records": info.get("n_records"), "kind": info.get("kind"),
+                     **{c: info.get(c) for c in MEMBER_FIELDS}})
         for point in info.get("curve", []):
             threshold = point.get("tau", point.get("epsilon"))
             curves.append({**key, "threshold": threshold, "rapid": point["rapid"]})
         for row in info.get("attribution", []):
             attribution.append({**key, **row})
-    return pd.DataFrame(runs), pd.DataFrame(curves), pd.DataFrame(attribution)
+    return _with_member_fields(pd.DataFrame(runs)), pd.DataFrame(curves), pd.DataFrame(attribution)
+
+
+# per-run member-excess fields of RapidResult.to_json() (None without a holdout)
+MEMBER_FIELDS = ["rapid_holdout", "member_excess", "member_excess_ci_low", "member_excess_ci_high",
+                 "member_excess_p_value"]
+
+
+def _with_member_fields(runs: pd.DataFrame) -> pd.DataFrame:
+    """`runs` with the member-excess fields as numbers (NaN: no holdout, or a run from before them)."""
+    return runs.assign(**{c: pd.to_numeric(runs[c], errors="coerce") if c in runs else np.nan
+                          for c in MEMBER_FIELDS})
 
 
 REPLICATE = ["dataset", "generator", "sensitive", "seed"]
@@ -54,6 +75,49 @@ def beats_chance(runs: pd.DataFrame, alpha: float = ALPHA) -> pd.Series:
     return out
 
 
+def member_excess_significant(runs: pd.DataFrame, alpha: float = ALPHA) -> pd.Series:
+    """Whether each run's member excess is above 0 after Holm's correction over the attacker suite
+    run on the same synthetic data and sensitive attribute (runs without a holdout: False)."""
+    runs = _with_member_fields(runs)
+    out = pd.Series(False, index=runs.index)
+    tested = runs[runs["status"].eq("ok") & runs["member_excess_p_value"].notna()]
+    for _, group in tested.groupby(REPLICATE):
+        rejected = multipletests(group["member_excess_p_value"].to_numpy(float), alpha=alpha, method="holm")[0]
+        out.loc[group.index] = rejected
+    return out
+
+
+NO_HOLDOUT = "not available (no holdout records)"
+NO_MEMBER_EXCESS = "no member excess: the inference is population-level"
+MEMBER_EXCESS = "members inferred more often than holdout records"
+
+
+def member_excess_part(ok: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset x generator x sensitive attribute: the member excess, measured like RAPID_max.
+    In each replicate the largest member excess among the attackers whose excess is significant
+    (Holm over the suite); over replicates its mean (0 when none is in any replicate, NaN without a
+    holdout), the replicates with one, and `member_verdict`."""
+    ok = _with_member_fields(ok)
+    ok = ok.assign(member_significant=member_excess_significant(ok))
+    rows = []
+    for key, group in ok.groupby(TARGET):
+        tested = group[group["member_excess_p_value"].notna()]
+        n = tested[["seed"]].drop_duplicates().shape[0]
+        best = (tested[tested["member_significant"]].sort_values(["member_excess", "attacker"], ascending=[False, True])
+                .groupby("seed").head(1))
+        k = len(best)
+        if n == 0:
+            verdict = NO_HOLDOUT
+        elif k == 0:
+            verdict = NO_MEMBER_EXCESS
+        else:
+            verdict = MEMBER_EXCESS + ("" if k == n else f" in {k}/{n} seeds")
+        rows.append({**dict(zip(TARGET, key)),
+                     "member_excess_max_mean": np.nan if n == 0 else (best["member_excess"].mean() if k else 0.0),
+                     "n_seeds_member_excess": k, "member_verdict": verdict})
+    return pd.DataFrame(rows, columns=TARGET + ["member_excess_max_mean", "n_seeds_member_excess", "member_verdict"])
+
+
 def rapid_max_table(runs: pd.DataFrame) -> pd.DataFrame:
     """RAPID_max per dataset x generator x sensitive attribute, measured against chance.
 
@@ -63,7 +127,8 @@ def rapid_max_table(runs: pd.DataFrame) -> pd.DataFrame:
     RAPID_max, floor and excess are means over the replicates where an attacker beats chance, so
     that rapid_max_mean - null_mean = excess_mean; a target where none does in any replicate has
     no RAPID_max and excess 0. Also: which attacker attained the maximum in how many replicates,
-    the test behind the verdict, and the verdict.
+    the test behind the verdict, and the verdict. This is population-level inference (see the
+    module's docstring); the member excess beside it is `member_excess_part`'s.
     """
     ok = runs[runs["status"] == "ok"]
     targets = runs[TARGET].drop_duplicates()
@@ -98,7 +163,8 @@ def rapid_max_table(runs: pd.DataFrame) -> pd.DataFrame:
                                         if k else None,
             "verdict": verdict,
         })
-    table = targets.merge(pd.DataFrame(rows), on=TARGET, how="left")
+    table = targets.merge(pd.DataFrame(rows), on=TARGET, how="left").merge(member_excess_part(ok), on=TARGET,
+                                                                            how="left")
     table["verdict"] = table["verdict"].fillna("failed")
     return table.sort_values(["dataset", "sensitive", "generator"]).reset_index(drop=True)
 
@@ -107,14 +173,23 @@ def summarise(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per attacker table, RAPID_max table); failed runs stay visible through `status`."""
     seeds = runs.groupby(KEYS)["seed"].count().rename("n_runs")
     ok = runs[runs["status"] == "ok"]
-    ok = ok.assign(significant=beats_chance(ok), excess=ok["rapid"] - ok["chance_floor"]) if len(ok) else ok
+    ok = _with_member_fields(ok)
+    ok = ok.assign(significant=beats_chance(ok), excess=ok["rapid"] - ok["chance_floor"],
+                   member_significant=member_excess_significant(ok)) if len(ok) else ok
     table = mean_spread(ok, KEYS, "rapid") if len(ok) else pd.DataFrame(columns=KEYS)
     extra = ok.groupby(KEYS).agg(rapid_null_mean=("rapid_null", "mean"), chance_floor_mean=("chance_floor", "mean"),
                                  excess_mean=("excess", "mean"),
                                  p_value_max=("p_value", "max"),
                                  n_seeds_beating_chance=("significant", "sum"),
                                  ci_low_min=("ci_low", "min"),
-                                 ci_high_max=("ci_high", "max")).reset_index() if len(ok) else None
+                                 ci_high_max=("ci_high", "max"),
+                                 # the member excess (NaN without a holdout): interval widest over seeds
+                                 rapid_holdout_mean=("rapid_holdout", "mean"),
+                                 member_excess_mean=("member_excess", "mean"),
+                                 member_excess_ci_low_min=("member_excess_ci_low", "min"),
+                                 member_excess_ci_high_max=("member_excess_ci_high", "max"),
+                                 member_excess_p_value_median=("member_excess_p_value", "median"),
+                                 n_seeds_member_excess=("member_significant", "sum")).reset_index() if len(ok) else None
     table = seeds.reset_index().merge(table, on=KEYS, how="left")
     if extra is not None:
         table = table.merge(extra, on=KEYS, how="left")
