@@ -19,7 +19,7 @@ from synthrisk.measures import RISKS, builtin_measures
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = str(ROOT / "config/datasets/adult.yaml")
-QUICK = {"rapid": {"attackers": ["logit", "cart"], "permutations": 99, "null_refits": 3},
+QUICK = {"rapid": {"attackers": ["gbm", "cart"], "permutations": 99, "null_refits": 3},
          "singling_out": {"n_attacks": 300}, "linkability": {"n_attacks": 300}, "inference": {"n_attacks": 300}}
 
 

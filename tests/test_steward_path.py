@@ -29,7 +29,7 @@ from synthrisk.generators.run import run_generator
 from synthrisk.outputs import AUDIT_COMPLETE, MANIFEST
 
 ROOT = Path(__file__).resolve().parents[1]
-QUICK = {"rapid": {"attackers": ["logit", "cart"], "permutations": 99, "null_refits": 3},
+QUICK = {"rapid": {"attackers": ["gbm", "cart"], "permutations": 99, "null_refits": 3},
          "singling_out": {"n_attacks": 300}, "linkability": {"n_attacks": 300}, "inference": {"n_attacks": 300}}
 
 

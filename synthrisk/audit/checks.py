@@ -4,9 +4,9 @@ files (after one canonical typing, so that a blank cell cannot make 1 and 1.0 tw
 A membership verdict compares the release's closeness to the members with its closeness to the
 holdout; it means something only when the holdout holds *other* people *of the same population*.
 So:
-- holdout records that also occur, value for value, in the training file are counted against the
-  rate two independent draws of the population share (the training file's own repeat rate); an
-  excess is refused: a holdout that half-overlaps the members shrinks every risk silently;
+- holdout records that also occur, value for value, in the training file are counted against
+  random splits of the pooled records into files of the same sizes (what two draws of one population
+  share); an excess is refused: a holdout that half-overlaps the members shrinks every risk silently;
 - copies of one record inside the holdout are counted the same way (400 copies of one non-member
   are one piece of evidence, not 400);
 - a classifier told to separate members from holdout records (no synthetic data involved) tests
@@ -29,9 +29,11 @@ from ..errors import DataError
 MIN_RECORDS = 20
 #: fewer than this: the audit runs, and the page says the intervals are wide
 FEW_RECORDS = 200
-#: an excess of repeated records is refused when its one-sided binomial p-value is below this and the
-#: excess share above MATERIAL_EXCESS (natural repeats of common records are not an error)
-REPEAT_P = 1e-3
+#: an excess of repeated records is refused when its permutation p-value is at most this (every one of
+#: PERMUTATIONS random splits of the pooled records repeats less) and the excess share is above
+#: MATERIAL_EXCESS (natural repeats of common records are not an error)
+PERMUTATIONS = 999
+REPEAT_P = 1.0 / (PERMUTATIONS + 1)
 MATERIAL_EXCESS = 0.01
 #: level of the same-population test, and the largest sample per file its classifier sees
 SAME_POPULATION_LEVEL = 1e-3
@@ -53,7 +55,7 @@ class Repeats:
 
     @property
     def excessive(self) -> bool:
-        return self.p_value < REPEAT_P and self.share - self.expected_share > MATERIAL_EXCESS
+        return self.p_value <= REPEAT_P and self.share - self.expected_share > MATERIAL_EXCESS
 
 
 def record_keys(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
@@ -61,37 +63,42 @@ def record_keys(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
     return pd.util.hash_pandas_object(frame[columns].astype(object), index=False).to_numpy()
 
 
-def repeat_rate(keys: np.ndarray) -> float:
-    """Share of records whose exact record occurs elsewhere in the same file."""
-    if len(keys) < 2:
-        return 0.0
-    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
-    return float((counts[inverse] > 1).mean())
+def _permutation_repeats(train_keys: np.ndarray, holdout_keys: np.ndarray, statistic, seed: int) -> Repeats:
+    """`statistic(train_codes, holdout_codes, n_codes)` on the files as given, against its
+    distribution when the pooled records are split at random into files of the same sizes.
+
+    Records of a population repeat in clumps (one common record type occurs many times), so a
+    binomial count over records would call natural variation an excess; exchanging the records
+    between the two files is the null "both files are draws of one population", exactly."""
+    codes, _ = pd.factorize(np.concatenate([train_keys, holdout_keys]))
+    n_codes, n_train, n = int(codes.max()) + 1, len(train_keys), len(holdout_keys)
+    observed = statistic(codes[:n_train], codes[n_train:], n_codes)
+    rng = np.random.default_rng([seed, 0x52455054])  # "REPT"
+    null = np.empty(PERMUTATIONS)
+    for b in range(PERMUTATIONS):
+        shuffled = rng.permutation(codes)
+        null[b] = statistic(shuffled[:n_train], shuffled[n_train:], n_codes)
+    p = float((1 + np.sum(null >= observed)) / (PERMUTATIONS + 1))
+    return Repeats(count=int(observed), n=n, expected_share=float(null.mean() / n) if n else 0.0, p_value=p)
 
 
-def _repeats(count: int, n: int, expected: float) -> Repeats:
-    # Add-half smoothing: a file without natural repeats must not make one shared record "impossible".
-    expected = min(max(expected, 0.5 / max(n, 1)), 1.0)
-    p = float(stats.binomtest(count, n, expected, alternative="greater").pvalue) if n else 1.0
-    return Repeats(count=count, n=n, expected_share=expected, p_value=p)
+def _in_train(train, holdout, n_codes) -> int:
+    return int((np.bincount(train, minlength=n_codes) > 0)[holdout].sum())
 
 
-def holdout_in_train(members: pd.DataFrame, holdout: pd.DataFrame, columns: list[str]) -> Repeats:
-    """Holdout records that occur in the training file, against the training file's own repeat rate
-    (the chance that a record of the population occurs among n others)."""
-    train_keys, holdout_keys = record_keys(members, columns), record_keys(holdout, columns)
-    count = int(np.isin(holdout_keys, train_keys).sum())
-    return _repeats(count, len(holdout_keys), repeat_rate(train_keys))
+def _repeated(train, holdout, n_codes) -> int:
+    return int((np.bincount(holdout, minlength=n_codes)[holdout] > 1).sum())
+
+
+def holdout_in_train(members: pd.DataFrame, holdout: pd.DataFrame, columns: list[str], seed: int = 0) -> Repeats:
+    """Holdout records that occur value for value in the training file, against random splits of
+    the pooled records."""
+    return _permutation_repeats(record_keys(members, columns), record_keys(holdout, columns), _in_train, seed)
 
 
 def holdout_repeats(members: pd.DataFrame, holdout: pd.DataFrame, columns: list[str], seed: int) -> Repeats:
-    """Holdout records that repeat another holdout record, against the repeat rate of as many
-    training records (a repeat rate grows with the file's size)."""
-    holdout_keys, train_keys = record_keys(holdout, columns), record_keys(members, columns)
-    size = min(len(holdout_keys), len(train_keys))
-    sample = np.random.default_rng(seed).choice(train_keys, size=size, replace=False)
-    count = int(round(repeat_rate(holdout_keys) * len(holdout_keys)))
-    return _repeats(count, len(holdout_keys), repeat_rate(sample))
+    """Holdout records that repeat another holdout record, against random splits of the pooled records."""
+    return _permutation_repeats(record_keys(members, columns), record_keys(holdout, columns), _repeated, seed)
 
 
 def check_sizes(counts: dict[str, tuple[str, int]]) -> list[str]:

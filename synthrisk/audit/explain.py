@@ -44,6 +44,11 @@ def _sentence(row: dict) -> str:
     attack = row["attack"]
     if measure == "rapid":
         attacker, sensitive = [part.strip() for part in attack.split("->", 1)]
+        if row.get("metric") == "RAPID member excess":
+            return (f"A model ({attacker}) trained on the release alone infers a training record's '{sensitive}' from its "
+                    f"quasi-identifiers, confidently and correctly, {_pct(value)} more often than for holdout records the "
+                    f"release was not made from{_interval(row)}; what it infers as well about anyone of the population "
+                    "is population-level inference, not a leak of the training records.")
         return (f"A model ({attacker}) trained on the release alone and given a training record's quasi-identifiers "
                 f"infers its '{sensitive}' confidently and correctly for {_pct(value)} of the training records"
                 f"{_interval(row)}; guessing from the release's label shares does so for {_pct(reference)} "

@@ -77,7 +77,11 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data)
         # Membership is read against the holdout: when the holdout is another population, any
         # difference between the two files looks like leakage (or hides it).
         entry["unreliable"] = None
-        if entry["risk"] == "membership" and entry["measured"] and population.get("differs"):
+        # Attribute inference read as the member excess compares members with the holdout too.
+        metric = (entry.get("strongest_attack") or {}).get("metric")
+        against_holdout = entry["risk"] == "membership" or (
+            entry["risk"] == "attribute_inference" and metric == "RAPID member excess")
+        if against_holdout and entry["measured"] and population.get("differs"):
             entry["unreliable"] = (f"training and holdout records do not look like one population (classifier AUC "
                                    f"{population['auc']:.3f}, p = {population['p_value']:.2g}): this verdict compares "
                                    "the release with records of another population")

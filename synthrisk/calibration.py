@@ -1,0 +1,222 @@
+"""The verdicts checked the way they are used: simulated releases whose truth is known, audited as a
+steward audits a release (`synthrisk.audit`'s library path), and the rates at which each verdict
+fires.
+
+Per split, members, holdout and the records each release is made from are disjoint draws of one
+population (Adult without replacement; the simulator, fresh draws; at sizes beyond Adult, a
+bootstrap of Adult with jitter on the numeric columns, so that no two draws share a record).
+
+Nulls, releases that never saw the members:
+- `population`: fresh records of the population;
+- `cart`: the `cart` generator fitted on other records of the population;
+- `holdout`: the holdout itself (the release is the unseen records).
+Positive controls, releases that did see them:
+- `copies_q`: population records of which a share q are replaced by copies of members;
+- `leaky`: the `leaky` generator fitted on the members (10% member copies, independent columns).
+
+For each release the audit's risk verdicts (level per risk) and each attack's Holm decision are
+recorded; `rates` turns them into the false-positive rate (nulls) or power (positives) with exact
+Clopper-Pearson intervals, and `smallest_detected` gives, per n, the smallest member-copy share
+detected with at least 80% power.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .data import load_schema
+from .data.schema import DatasetSchema
+from .measures.policy import LEVELS, Policy
+from .proportions import clopper_pearson
+
+ROOT = Path(__file__).resolve().parents[1]
+NULLS = ("population", "cart", "holdout")
+COPY_SHARES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
+#: cheaper settings than the audit's own, with the same verdict logic: two RAPID attackers (boosted
+#: trees, which can memorise records, and a pruned tree), 99 permutations and 3 refits; 300
+#: anonymeter-style attacks
+CHEAP_SETTINGS = {"rapid": {"attackers": ["gbm", "cart"], "permutations": 99, "null_refits": 3},
+                  "singling_out": {"n_attacks": 300}, "linkability": {"n_attacks": 300},
+                  "inference": {"n_attacks": 300}}
+#: measures of each risk the study runs (utility is no verdict; DOMIAS needs an aux set)
+RISK_MEASURES = ("mia", "dcr", "rapid", "singling_out", "linkability", "inference")
+
+
+@dataclass
+class Population:
+    """Draws of disjoint record sets of one population."""
+
+    name: str
+    schema: DatasetSchema
+    frame: pd.DataFrame | None = None
+    jitter: bool = False
+    _used: int = field(default=0, repr=False)
+
+    @classmethod
+    def of(cls, dataset: str, needed: int, seed: int) -> Population:
+        schema = load_schema(ROOT / "config" / "datasets" / f"{dataset}.yaml")
+        if dataset == "simulation":
+            from .data.simulate import simulate
+
+            return cls(dataset, schema, schema.conform(simulate(n=needed, strength=0.8, seed=seed)))
+        from .data.loaders import load_dataset
+
+        frame = schema.conform(load_dataset(schema))
+        rng = np.random.default_rng(seed)
+        if needed <= len(frame):
+            return cls(dataset, schema, frame.iloc[rng.permutation(len(frame))].reset_index(drop=True))
+        # Beyond the real records: a bootstrap with jitter, so that copies of one record differ.
+        boot = frame.iloc[rng.integers(0, len(frame), needed)].reset_index(drop=True)
+        for column in schema.numeric:
+            values = boot[column].astype(float)
+            spread = np.nanstd(values) * 0.02
+            jittered = values + rng.normal(0, spread, len(values))
+            boot[column] = (jittered.round() if schema.columns[column] == "integer" else jittered)
+            if schema.columns[column] == "integer":
+                boot[column] = boot[column].astype("Int64")
+        return cls(dataset, schema, boot, jitter=True)
+
+    def take(self, n: int) -> pd.DataFrame:
+        if self._used + n > len(self.frame):
+            raise ValueError(f"population {self.name}: {n} more records asked, {len(self.frame) - self._used} left")
+        part = self.frame.iloc[self._used:self._used + n].reset_index(drop=True)
+        self._used += n
+        return part
+
+
+def releases(members: pd.DataFrame, holdout: pd.DataFrame, population: Population, schema: DatasetSchema,
+             kinds: list[str], seed: int) -> dict[str, pd.DataFrame]:
+    """The synthetic release of each kind (see the module's docstring)."""
+    from .generators.run import run_generator
+
+    n = len(members)
+    out = {}
+    rng = np.random.default_rng([seed, 0xCA1])
+    for kind in kinds:
+        if kind == "population":
+            out[kind] = population.take(n)
+        elif kind == "holdout":
+            out[kind] = holdout.copy()
+        elif kind in ("cart", "leaky"):
+            source = population.take(n) if kind == "cart" else members
+            synthetic, status = run_generator(kind, {"backend": kind}, source, schema, n=n, seed=seed)
+            if status["status"] != "ok":
+                raise RuntimeError(f"{kind}: {status['error']}")
+            out[kind] = synthetic
+        elif kind.startswith("copies_"):
+            # One population draw serves every share: the releases differ only in their copies.
+            if "_copies_base" not in out:
+                out["_copies_base"] = population.take(n)
+            base = out["_copies_base"]
+            k = int(round(float(kind.split("_", 1)[1]) * n))
+            kept = base.drop(index=rng.choice(n, size=k, replace=False))
+            copies = members.iloc[rng.choice(n, size=k, replace=False)]
+            mixed = pd.concat([kept, copies], ignore_index=True)
+            out[kind] = mixed.iloc[rng.permutation(len(mixed))].reset_index(drop=True)
+        else:
+            raise ValueError(f"unknown release kind {kind!r}")
+    out.pop("_copies_base", None)
+    return out
+
+
+def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
+                 policy: Policy, measures: tuple[str, ...] = RISK_MEASURES,
+                 checked=None) -> tuple[pd.DataFrame, pd.DataFrame, object]:
+    """(risk table, attack decisions, checked input) of one release, through the audit's own input
+    checks and measures (`synthrisk.audit`), with the cheaper settings. `checked`: the checked input
+    of another release of the same split (the checks of members and holdout are not redone; the
+    release's own are)."""
+    import dataclasses
+
+    import yaml
+
+    from .audit import run as audit_run
+    from .audit.inputs import read_inputs
+    from .measures.verdict import decisions
+
+    with tempfile.TemporaryDirectory(prefix="synthrisk-calibration-") as tmp:
+        folder = Path(tmp)
+        (folder / "schema.yaml").write_text(yaml.safe_dump(schema.to_dict(), sort_keys=False))
+        if checked is None:
+            for role, frame in (("train", members), ("holdout", holdout), ("synthetic", synthetic)):
+                frame.to_parquet(folder / f"{role}.parquet", index=False)
+            data = read_inputs(str(folder / "train.parquet"), str(folder / "synthetic.parquet"),
+                               str(folder / "holdout.parquet"), str(folder / "schema.yaml"))
+        else:
+            typed = schema.conform(synthetic, what="synthetic")
+            schema.unknown_level_shares(pd.concat([checked.members, checked.holdout]), typed, what="synthetic")
+            data = dataclasses.replace(checked, synthetic=typed)
+        chosen = {name: (m, m.settings({**(CHEAP_SETTINGS.get(name) or {})}))
+                  for name, (m, _) in audit_run.audit_measures().items() if name in measures}
+        import contextlib
+        import io
+
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            runs = audit_run.run_measures(data, folder / "work", chosen, bar=False)
+            evidence, risks = audit_run.summarise(runs, chosen, folder / "work", policy)
+        return risks, decisions(evidence, policy), data
+
+
+def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, policy: Policy | None = None,
+          measures: tuple[str, ...] = RISK_MEASURES, progress=None) -> pd.DataFrame:
+    """One row per (split, release kind, risk or attack): `verdict` 1 when the risk is not "no
+    evidence" (resp. the attack beats its reference), `material` 1 when the risk is "at risk"."""
+    policy = policy or Policy()
+    per_split = n * (2 + sum(1 for k in kinds if k in ("population", "cart"))
+                     + any(k.startswith("copies_") for k in kinds))
+    rows = []
+    for split in range(splits):
+        population = Population.of(dataset, per_split,
+                                   seed=int(np.random.SeedSequence([seed, split]).generate_state(1)[0]))
+        schema = population.schema
+        members, holdout = population.take(n), population.take(n)
+        checked = None
+        for kind, synthetic in releases(members, holdout, population, schema, kinds, seed=split).items():
+            risks, attacks, checked = audit_frames(members, holdout, synthetic, schema, policy, measures, checked)
+            for r in risks.itertuples():
+                rows.append({"dataset": dataset, "n": n, "split": split, "release": kind, "risk": r.risk,
+                             "attack": "(risk verdict)", "verdict": int(r.level != LEVELS["no_evidence"]),
+                             "material": int(r.level == LEVELS["at_risk"])})
+            for a in attacks.itertuples():
+                rows.append({"dataset": dataset, "n": n, "split": split, "release": kind, "risk": a.risk,
+                             "attack": f"{a.measure}: {a.attack}", "verdict": int(a.beats), "material": np.nan})
+        if progress:
+            progress(split + 1, splits)
+    return pd.DataFrame(rows)
+
+
+def rates(results: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Per dataset x n x release x risk x attack: the share of splits with a verdict (a false-positive
+    rate for a null, power for a positive control) and its Clopper-Pearson interval; the same for
+    "at risk" (material)."""
+    rows = []
+    for key, group in results.groupby(["dataset", "n", "release", "risk", "attack"], sort=True):
+        k, m = int(group["verdict"].sum()), len(group)
+        low, high = clopper_pearson(k, m, confidence)
+        material = group["material"].dropna()
+        km = int(material.sum())
+        mlow, mhigh = clopper_pearson(km, len(material), confidence) if len(material) else (np.nan, np.nan)
+        rows.append({**dict(zip(["dataset", "n", "release", "risk", "attack"], key)),
+                     "kind": "null" if key[2] in NULLS else "positive", "splits": m, "rate": k / m,
+                     "rate_low": low, "rate_high": high,
+                     "rate_at_risk": km / len(material) if len(material) else np.nan,
+                     "rate_at_risk_low": mlow, "rate_at_risk_high": mhigh})
+    return pd.DataFrame(rows)
+
+
+def smallest_detected(table: pd.DataFrame, power: float = 0.8) -> pd.DataFrame:
+    """Per dataset x n x risk: the smallest member-copy share whose risk verdict fires in at least
+    `power` of the splits (NaN when none does)."""
+    verdicts = table[(table["attack"] == "(risk verdict)") & table["release"].str.startswith("copies_")]
+    verdicts = verdicts.assign(share=verdicts["release"].str.split("_").str[1].astype(float))
+    rows = []
+    for key, group in verdicts.groupby(["dataset", "n", "risk"]):
+        hit = group[group["rate"] >= power].sort_values("share")
+        rows.append({**dict(zip(["dataset", "n", "risk"], key)),
+                     f"smallest_share_detected_{int(power * 100)}": hit["share"].iloc[0] if len(hit) else np.nan})
+    return pd.DataFrame(rows)
