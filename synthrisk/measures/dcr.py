@@ -1,9 +1,11 @@
 """Distance to closest record against a holdout (SDMetrics' and SynthEval's DCR / NNDR) as a
 measure: one job per synthetic dataset (synthrisk.dcr).
 
-Summary JSON: `DcrResult.to_json()` (`share_closer_to_member`, `share_interval`,
-`p_value_one_sided`, DCR and NNDR quantiles, exact copies, the design). Per-record table: one row
-per synthetic record scored (its index, nearest member and holdout row ids, distances, NNDR)."""
+Summary JSON: `DcrResult.to_json()` (`share_closer_to_member`, `share_interval` (share +- z x the
+permutation sd), `p_value_one_sided` (the member/holdout permutation test), `p_value_sign_test` (for
+comparison), DCR and NNDR quantiles, exact copies, the design). Per-record table: one row per
+synthetic record scored (its index, nearest member and holdout row ids, distances, NNDR). `beats`
+and the evidence row's p-value (median over seeds) are the permutation test's."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..dcr.core import DEFAULT_MAX_SYNTHETIC
+from ..dcr.core import DEFAULT_MAX_SYNTHETIC, DEFAULT_PERMUTATIONS
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
 from .registry import register_measure
@@ -31,8 +33,13 @@ class Dcr(Measure):
 
     @dataclass(frozen=True)
     class Settings:
-        alpha: float = 0.05   # level of the one-sided sign test of "closer to members than to the holdout"
+        alpha: float = 0.05   # level of the one-sided permutation test of "closer to members than to the holdout"
         max_synthetic: int | None = DEFAULT_MAX_SYNTHETIC  # synthetic records searched (a seeded sample beyond)
+        permutations: int = DEFAULT_PERMUTATIONS  # member/holdout relabellings of the test (p >= 1 / (B + 1))
+
+        def __post_init__(self):
+            if isinstance(self.permutations, bool) or not isinstance(self.permutations, int) or self.permutations < 1:
+                raise ValueError(f"permutations must be a positive integer, got {self.permutations!r}")
 
     def run(self, data, settings, unit):
         from ..dcr import dcr
@@ -40,7 +47,7 @@ class Dcr(Measure):
         if data.non_members.empty:
             raise NotApplicable("DCR needs holdout records (non-members) to compare with")
         result = dcr(data.members, data.non_members, data.synthetic, data.schema, seed=data.seed,
-                     max_synthetic=settings.max_synthetic)
+                     max_synthetic=settings.max_synthetic, permutations=settings.permutations)
         return MeasureResult(result.to_json(), result.records)
 
     def log_line(self, result) -> str:
@@ -77,5 +84,7 @@ class Dcr(Measure):
             return None
         return tabulate.evidence_rows(
             table, self.risk, self.name, "DCR closer to members", "share closer to members", "share_mean", 0.5,
-            "reference: 0.5 (as close to unseen records as to members; exact sign test); interval: Wilson, "
-            "widest over seeds", effect_scale=2.0)
+            "reference: 0.5 (as close to unseen records as to members); p: permutation test of the member/holdout "
+            "labels over the pooled real records (median over seeds); interval: share +- 1.96 sd of the share over "
+            "those relabellings (synthetic records sharing a nearest record included), widest over seeds",
+            effect_scale=2.0)
