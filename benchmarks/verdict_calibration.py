@@ -1,0 +1,60 @@
+"""The verdicts' false-positive rate and power, measured (issue #26): simulated releases audited
+as a steward audits one (`synthrisk.calibration`).
+
+    PYTHONPATH=. .venv/bin/python benchmarks/verdict_calibration.py --dataset adult --n 1000 --splits 50 \
+        --out results/calibration
+
+Nulls (a release that never saw the members): fresh population records, `cart` fitted on other
+records, the holdout itself. Positive controls: population records with a share of member copies,
+and the `leaky` generator. Writes `calibration_runs.csv` (one row per split x release x verdict),
+`calibration.csv` (rates with Clopper-Pearson intervals) and `calibration_power.csv` (the smallest
+member-copy share detected with 80% power), and prints the risk verdicts' table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from synthrisk.calibration import COPY_SHARES, NULLS, RISK_MEASURES, rates, smallest_detected, study
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", choices=["adult", "simulation"], default="adult")
+    parser.add_argument("--n", type=int, nargs="+", default=[1000], help="members (= holdout = release size)")
+    parser.add_argument("--splits", type=int, default=200)
+    parser.add_argument("--releases", nargs="+",
+                        default=[*NULLS, *(f"copies_{q:g}" for q in COPY_SHARES), "leaky"])
+    parser.add_argument("--measures", nargs="+", default=list(RISK_MEASURES))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="results/calibration")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    frames = []
+    for n in args.n:
+        start = time.time()
+
+        def progress(done, total, n=n, start=start):
+            print(f"n={n}: {done}/{total} splits, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
+
+        runs = study(args.dataset, n, args.splits, args.releases, seed=args.seed, measures=tuple(args.measures),
+                     progress=progress)
+        runs.to_csv(out / f"calibration_runs_{args.dataset}_{n}.csv", index=False)
+        frames.append(runs)
+    import pandas as pd
+
+    table = rates(pd.concat(frames, ignore_index=True))
+    table.to_csv(out / f"calibration_{args.dataset}.csv", index=False)
+    smallest_detected(table).to_csv(out / f"calibration_power_{args.dataset}.csv", index=False)
+    verdicts = table[table["attack"] == "(risk verdict)"]
+    print(verdicts[["n", "release", "risk", "splits", "rate", "rate_low", "rate_high", "rate_at_risk"]]
+          .to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
