@@ -31,14 +31,22 @@ def main(argv=None) -> int:
     parser.add_argument("--measures", nargs="+", default=list(RISK_MEASURES))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="results/calibration")
+    parser.add_argument("--summarise", action="store_true",
+                        help="only tabulate the calibration_runs_*.csv already in --out (e.g. of a stopped study)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     frames = []
-    for n in args.n:
+    if args.summarise:
+        import pandas as pd
+
+        frames = [pd.read_csv(path) for path in sorted(out.glob(f"calibration_runs_{args.dataset}_*.csv"))]
+    for n in ([] if args.summarise else args.n):
         start = time.time()
 
-        def progress(done, total, n=n, start=start):
+        def progress(done, total, so_far, n=n, start=start):
+            # the splits so far, kept as they finish: a stopped study still has its rows
+            so_far.to_csv(out / f"calibration_runs_{args.dataset}_{n}.csv", index=False)
             print(f"n={n}: {done}/{total} splits, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
 
         runs = study(args.dataset, n, args.splits, args.releases, seed=args.seed, measures=tuple(args.measures),

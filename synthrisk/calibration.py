@@ -186,7 +186,7 @@ def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, po
                 rows.append({"dataset": dataset, "n": n, "split": split, "release": kind, "risk": a.risk,
                              "attack": f"{a.measure}: {a.attack}", "verdict": int(a.beats), "material": np.nan})
         if progress:
-            progress(split + 1, splits)
+            progress(split + 1, splits, pd.DataFrame(rows))
     return pd.DataFrame(rows)
 
 
