@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import shutil
 import time
 from pathlib import Path
 
+from .bundle import sha256_file as sha256
 from .errors import DataError
 
 MANIFEST = ".synthrisk-manifest.json"
@@ -33,14 +33,6 @@ MANIFEST = ".synthrisk-manifest.json"
 AUDIT_COMPLETE = ".synthrisk-audit-complete.json"
 AUDIT_LOCK = ".synthrisk-audit.lock"
 STAGING_PREFIX = ".synthrisk-staging-"
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @contextlib.contextmanager
