@@ -131,7 +131,7 @@ def test_gaussian_calibrated_wald_covers_and_naive_does_not():
 
 
 def test_naive_coverage_follows_the_closed_form():
-    # REFERENCES.md: naive coverage of the Gaussian mean ~ 2 Phi(1.96 sqrt((1/n) / (2/n + sigma^2 / v))) - 1
+    # docs/references.md: naive coverage of the Gaussian mean ~ 2 Phi(1.96 sqrt((1/n) / (2/n + sigma^2 / v))) - 1
     from scipy.stats import norm
     settings = {**DEFAULTS, "reps": 2000, "noise_aware_reps": 0, "bootstrap_reps": 0}
     setup = ex.simulation_setups()["gaussian"]

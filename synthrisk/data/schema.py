@@ -40,7 +40,7 @@ class DatasetSchema:
     source: dict = field(default_factory=dict)
     drop: list[str] = field(default_factory=list)
     origin: str = "<dict>"
-    # Public domain metadata (DESIGN.md "Config"): what DP code may know without reading the data.
+    # Public domain metadata (docs/design.md "Config"): what DP code may know without reading the data.
     levels: dict[str, list[str]] = field(default_factory=dict)
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
 

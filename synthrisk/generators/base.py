@@ -65,7 +65,7 @@ BUILTIN_BACKENDS = {"cart": "cart", "identity": "baselines", "independent": "bas
 ENTRY_POINT_GROUP = "synthrisk.generators"
 
 # Built-in backends that run in an environment of their own: the requirements file, relative to the
-# repository (the workflow builds it into .venv-<stem> of the repository; DESIGN.md "Environments").
+# repository (the workflow builds it into .venv-<stem> of the repository; docs/design.md "Environments").
 BACKEND_ENVIRONMENTS = {"synthcity": "envs/synthcity.txt"}
 
 

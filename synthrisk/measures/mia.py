@@ -1,7 +1,7 @@
 """The KDE membership attacks (true-distribution and realistic) and El Emam's Method 1 baseline
 as a measure: one job per synthetic dataset.
 
-Summary JSON: `MiaResult.to_json()` (DESIGN.md: `auc`, `f1`, `precision`, `tpr_at_fpr`,
+Summary JSON: `MiaResult.to_json()` (docs/design.md: `auc`, `f1`, `precision`, `tpr_at_fpr`,
 `baseline`, `realistic`, ...) plus `roc` (thinned ROC points per attack). Per-record table:
 row_id, member, distance and the attacks' scores."""
 

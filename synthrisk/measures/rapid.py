@@ -1,6 +1,6 @@
 """RAPID attribute-inference risk as a measure: one job per attacker x sensitive attribute.
 
-Summary JSON: the keys of `RapidResult.to_json()` (DESIGN.md: `rapid`, `n_records`, `n_at_risk`,
+Summary JSON: the keys of `RapidResult.to_json()` (docs/design.md: `rapid`, `n_records`, `n_at_risk`,
 `tau`, `attacker`, `sensitive`, `curve`, ..., and with a holdout `rapid_holdout`, `member_excess`
 with its interval and p-value) plus `attribution` (risk by quasi-identifier group).
 Per-record table: row_id, score, at_risk (the members).

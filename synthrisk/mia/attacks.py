@@ -58,7 +58,7 @@ class MiaResult:
     aux_member_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def to_json(self) -> dict:
-        """DESIGN.md keys at the top level (the true-distribution KDE attack): `auc`, `f1`,
+        """docs/design.md keys at the top level (the true-distribution KDE attack): `auc`, `f1`,
         `precision`, `tpr_at_fpr`; `baseline` (Method 1) and `realistic` with the same keys, their
         hard labels at a τ chosen without labels (`tau_rule` says how). `baseline_oracle_tau` and
         `realistic_oracle_tau` hold the F1 at the grid τ picked with the true labels (an oracle, as

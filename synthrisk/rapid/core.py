@@ -228,7 +228,7 @@ class RapidResult:
                 "generator never saw; RAPID is population-level inference")
 
     def to_json(self) -> dict:
-        """The JSON of DESIGN.md (`rapid`, `n_records`, `n_at_risk`, `tau`, `attacker`, `sensitive`,
+        """The JSON of docs/design.md (`rapid`, `n_records`, `n_at_risk`, `tau`, `attacker`, `sensitive`,
         `curve`) plus the interval, the test and the settings. For a continuous attribute `tau` is
         null, `epsilon` holds the tolerance and curve entries are {epsilon, rapid}."""
         name = "tau" if self.kind == "categorical" else "epsilon"
