@@ -157,20 +157,39 @@ def slope(sizes, seconds) -> float:
 
 
 def table(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per step: wall seconds per size, the growth exponent of the wall seconds, CPU seconds
-    per size (where measured)."""
+    """One row per step: wall seconds per size; the growth exponent of the wall seconds fitted over
+    all sizes and between the two largest; CPU seconds per size (where measured) and their fitted
+    exponent."""
     sizes = sorted(rows["n"].unique())
     wall = rows.pivot_table(index="step", columns="n", values="seconds", sort=False)[sizes]
     cpu = rows.pivot_table(index="step", columns="n", values="cpu", sort=False).reindex(index=wall.index,
                                                                                       columns=sizes)
+
+    def fitted(frame, columns):
+        return [slope(columns, frame.loc[step, columns].to_numpy()) if frame.loc[step, columns].notna().all()
+                else np.nan for step in frame.index]
+
     out = pd.DataFrame(index=wall.index)
     for n in sizes:
         out[f"{n:,} s"] = wall[n]
-    out["exponent"] = [slope(sizes, wall.loc[step].to_numpy()) if wall.loc[step].notna().all() else np.nan
-                       for step in wall.index]
+    out["exponent"] = fitted(wall, sizes)
+    if len(sizes) > 2:
+        out[f"exponent {sizes[-2]:,} to {sizes[-1]:,}"] = fitted(wall, sizes[-2:])
     for n in sizes:
         out[f"{n:,} CPU s"] = cpu[n]
+    out["CPU exponent"] = fitted(cpu, sizes)
     return out
+
+
+def render(frame: pd.DataFrame, out: Path) -> str:
+    """The Markdown table of `frame` (audit_scale.csv's rows), also written to out/audit_scale.md."""
+    memory = frame.groupby("n")["peak_gib"].first()
+    wide = table(frame)
+    peak = pd.DataFrame([list(memory.to_numpy())], index=["peak memory (GiB)"],
+                        columns=[f"{n:,} s" for n in memory.index])
+    text = pd.concat([wide, peak]).to_markdown(floatfmt=".2f")
+    (out / "audit_scale.md").write_text(text + "\n")
+    return text
 
 
 def main() -> None:
@@ -181,11 +200,15 @@ def main() -> None:
     parser.add_argument("--set", nargs="*", default=[], metavar="MEASURE.KEY=VALUE",
                         help="override the audit's settings of a measure (e.g. rapid.max_train=25000); the "
                              "default is the audit as shipped")
+    parser.add_argument("--report", action="store_true", help="only print the table of OUT/audit_scale.csv")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     overrides = parse_overrides(args.set)
     if args.child:
         child(args.child, overrides)
+        return
+    if args.report:
+        print(render(pd.read_csv(args.out / "audit_scale.csv"), args.out))
         return
     rows, memory = [], {}
     for n in sorted(args.sizes):
@@ -214,15 +237,9 @@ def main() -> None:
     frame["peak_gib"] = frame["n"].map(memory)
     args.out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out / "audit_scale.csv", index=False)
-    wide = table(frame)
-    peak = pd.DataFrame([[memory[n] for n in sorted(memory)]], index=["peak memory (GiB)"],
-                        columns=[f"{n:,} s" for n in sorted(memory)])
-    out = pd.concat([wide, peak])
     if args.set:
         print(f"audit settings overridden: {overrides}")
-    text = out.to_markdown(floatfmt=".2f")
-    (args.out / "audit_scale.md").write_text(text + "\n")
-    print(text)
+    print(render(frame, args.out))
 
 
 if __name__ == "__main__":
