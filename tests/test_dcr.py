@@ -1,11 +1,12 @@
 import json
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from synthrisk.data import split_real
-from synthrisk.data.schema import DatasetSchema
 from synthrisk.dcr import dcr, two_nearest
 from synthrisk.dcr.core import TIE_K, nearest_ties, permutation_scores
 from synthrisk.errors import ConfigError, DataError, SchemaError
@@ -187,26 +188,15 @@ def test_synthetic_cap_searches_a_sample_and_counts_copies_over_all(adult_parts,
 
 # --- the permutation test (issue #26) -------------------------------------------------------------
 
-POPULATION = DatasetSchema.from_dict({
-    "name": "population", "source": {"path": "unused.csv"},
-    "columns": {"age": {"type": "integer", "bounds": [18, 90]}, "hours": {"type": "integer", "bounds": [0, 80]},
-                "score": {"type": "continuous", "bounds": [0, 10]},
-                "a": {"type": "categorical", "levels": ["p", "q", "r", "s"]},
-                "b": {"type": "categorical", "levels": ["x", "y", "z"]},
-                "c": {"type": "categorical", "levels": ["no", "yes"]}},
-    "quasi_identifiers": ["age", "a", "b"], "sensitive": ["c"]})
+# The population of benchmarks/dcr_null.py (its `coarse` variant): rounded numerics and skewed
+# categories, so that many synthetic records share one nearest real record.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from dcr_null import SCHEMA as POPULATION  # noqa: E402
+from dcr_null import population as _population  # noqa: E402
 
 
 def population(n, rng):
-    """Mixed records with ties (benchmarks/dcr_null.py's `coarse` population): rounded numerics,
-    skewed categories, so that many synthetic records share one nearest real record."""
-    return pd.DataFrame({
-        "age": np.clip(5 * np.round(rng.normal(40, 12, n) / 5), 18, 90).astype(int),
-        "hours": np.clip(5 * np.round(rng.normal(40, 8, n) / 5), 0, 80).astype(int),
-        "score": np.clip(np.round(rng.gamma(2, 1.2, n)), 0, 10),
-        "a": rng.choice(list("pqrs"), n, p=[0.5, 0.3, 0.15, 0.05]),
-        "b": rng.choice(list("xyz"), n, p=[0.6, 0.3, 0.1]),
-        "c": rng.choice(["no", "yes"], n, p=[0.75, 0.25])})
+    return _population(n, rng, coarse=True)
 
 
 def brute_scores(syn, pool, space, labels):
