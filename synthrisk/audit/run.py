@@ -27,7 +27,12 @@ DATASET, RELEASE = "audit", "release"
 #: logistic / linear regression, and the calibrated forest, which tells over-confidence from
 #: knowledge. The forest has 200 trees instead of the paper's 500 (its RAPID moves by less than the
 #: interval on Adult) so that 30,000 x 30,000 records take minutes on 2 cores.
-AUDIT_SETTINGS = {"rapid": {"attackers": ["rf", "cart", "gbm", "logit", "linear", "rf_cal"], "n_trees": 200}}
+#: RAPID's attackers learn from and score at most 25,000 records (a seeded sample beyond, and the
+#: result says so): the calibrated forest's refits dominate the audit's time, and with these caps
+#: 10^5 records per file take about 3 minutes (benchmarks/audit_scale.py); files of up to 25,000
+#: records are audited whole.
+AUDIT_SETTINGS = {"rapid": {"attackers": ["rf", "cart", "gbm", "logit", "linear", "rf_cal"], "n_trees": 200,
+                            "max_train": 25_000, "max_records": 25_000}}
 
 
 def progress(message: str) -> None:

@@ -241,7 +241,13 @@ def _cast(series: pd.Series, kind: str, where: str) -> pd.Series:
         # A whole float is written as the integer it is: pandas reads a 0/1 column with one blank cell
         # as float, and "1.0" in one file against "1" in another would make every record mismatch.
         values = series.astype(object)
-        return values.where(values.isna(), values.map(_level_text)).astype(object)
+        present = values.notna()
+        try:
+            # Each distinct value once (a census file holds millions of cells and few levels).
+            texts = {v: _level_text(v) for v in pd.unique(values[present])}
+        except TypeError:  # unhashable cells (lists, dicts): one at a time
+            return values.where(~present, values.map(_level_text)).astype(object)
+        return values.where(~present, values.map(texts)).astype(object)
     try:
         numeric = pd.to_numeric(series, errors="coerce")
     except (TypeError, ValueError, OverflowError):  # e.g. lists or other objects in a cell
