@@ -407,3 +407,14 @@ def test_forty_percent_member_copies_are_at_risk_and_a_policy_file_is_read(files
     membership = next(r for r in lenient["risks"] if r["risk"] == "membership")
     assert membership["level"] == "detectable, below the policy threshold", membership["verdict"]
     assert "a lenient test policy" in lenient["policy"]["statement"]
+
+
+# Issue #28: a measure that worked on a sample of a large file says so on the page.
+def test_a_capped_measure_says_so_on_the_page(files, monkeypatch, tmp_path):
+    capped = {**QUICK, "rapid": {**QUICK["rapid"], "max_train": 100, "max_records": 100}}
+    monkeypatch.setattr(audit_run, "AUDIT_SETTINGS", capped)
+    assert main(audit_args(files, tmp_path)) == 0
+    report = json.loads((tmp_path / "audit.json").read_text())
+    rapid = next(m for m in report["measures"] if m["measure"] == "rapid")
+    assert "100 of the 400 synthetic records" in rapid["subsample_note"]
+    assert "sampled: the attacker learned from 100 of the 400" in (tmp_path / "audit.html").read_text()

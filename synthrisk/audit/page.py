@@ -43,7 +43,9 @@ def write_figures(evidence: pd.DataFrame, figures: Path) -> None:
 
 def _measures_table(measures: list[dict]) -> str:
     frame = pd.DataFrame([{"measure": m["title"], "risk": m["risk"] or "utility", "status": m["status"],
-                           "verdict or reason": m["verdict"] or m["reason"] or "", "seconds": m["seconds"]}
+                           "verdict or reason": (m["verdict"] or m["reason"] or "")
+                           + (f" (sampled: {m['subsample_note']})" if m.get("subsample_note") else ""),
+                           "seconds": m["seconds"]}
                           for m in measures])
     return _frame_html(frame, table_id="measures")
 

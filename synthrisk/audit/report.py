@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..io import finite_or_null, read_table
+from ..io import finite_or_null, read_json, read_table
 from ..measures.base import RISKS
 from ..measures.policy import LEVELS, Policy
 from ..measures.runner import Outcome
@@ -101,8 +101,11 @@ def measure_entries(runs: list[Outcome], measures: dict, evidence: pd.DataFrame,
         if measure.risk and len(evidence):
             mine = risk_table(evidence[evidence["measure"] == name], policy)
             verdict = mine["verdict"].iloc[0] if len(mine) else None
+        # What a size cap changed (a seeded sample of a large file; the interval is the sample's).
+        notes = [read_json(r.run.summary_path).get("subsample_note") for r in own if r.status == "ok"]
         entries.append({
             "measure": name, "title": measure.title, "risk": measure.risk, "status": status,
+            "subsample_note": "; ".join(dict.fromkeys(n for n in notes if n)) or None,
             "verdict": verdict if status == "ok" else None,
             "reason": None if status == "ok" else "; ".join(dict.fromkeys(r.reason for r in own if r.reason)),
             "seconds": round(sum(r.seconds for r in own), 2),
