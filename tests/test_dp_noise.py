@@ -129,11 +129,13 @@ def test_audit_fits_draw_independent_noise_reproducible_with_a_noise_seed(small)
     spec = mst_spec(0.05)
     spec["params"]["iters"] = ITERS
     seeded = {**spec, "params": {**spec["params"], "noise_seed": 11}}
-    counts = {key: canary_statistics(s, data, schema, canary, WITH, range(3))
+    # Eight fits each: one fit's canary count takes only a few values (three fits twice from the OS
+    # once gave equal counts by chance), eight all equal by chance is below 1e-4.
+    counts = {key: canary_statistics(s, data, schema, canary, WITH, range(8))
               for key, s in (("os", spec), ("os again", spec), ("seeded", seeded), ("seeded again", seeded))}
     assert not np.array_equal(counts["os"], counts["os again"])
     np.testing.assert_array_equal(counts["seeded"], counts["seeded again"])
-    assert len(set(counts["seeded"])) > 1  # every fit its own noise (seeds 1, 3, 5), not one noise reused
+    assert len(set(counts["seeded"])) > 1  # every fit its own noise, not one noise reused
     assert nominal_privacy(seeded)["guarantee"].endswith(NOT_PRIVATE)
     assert not nominal_privacy(mst_spec(1.0))["guarantee"].endswith(NOT_PRIVATE)
 
