@@ -101,8 +101,12 @@ def test_mst_keeps_strong_relationships_only_with_enough_budget(sim_schema):
     def association(frame):
         return pd.crosstab(pd.qcut(frame["y_cont"].astype(float), 4), frame["y_cat"], normalize="index").std().mean()
 
-    loose = make_generator({"backend": "mst", "params": {"epsilon": 50.0, "iters": 300}}, seed=0).fit(real, sim_schema)
-    tight = make_generator({"backend": "mst", "params": {"epsilon": 0.05, "iters": 300}}, seed=0).fit(real, sim_schema)
+    # Fixed noise seeds: with noise from the OS, one draw in several at epsilon 0.05 kept some of the
+    # association by chance; the test is about the budget, not about one draw of the noise.
+    loose = make_generator({"backend": "mst", "params": {"epsilon": 50.0, "iters": 300, "noise_seed": 1}},
+                           seed=0).fit(real, sim_schema)
+    tight = make_generator({"backend": "mst", "params": {"epsilon": 0.05, "iters": 300, "noise_seed": 1}},
+                           seed=0).fit(real, sim_schema)
     assert ("y_cat", "y_cont") in loose.tree_ or ("y_cont", "y_cat") in loose.tree_
     strong = association(loose.sample(4000, 0))
     weak = association(tight.sample(4000, 0))
