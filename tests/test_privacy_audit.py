@@ -298,8 +298,9 @@ def test_audit_flags_under_noised_mst_and_not_mst_as_configured():
         validation_data,
     )
 
-    correct = audit_mst(1.0, N_RUNS)
-    control = audit_mst(CONTROL_SCALE, N_RUNS)
+    # Fixed noise seeds: the control's epsilon_lower (about 1.2 against 1) moves with the noise drawn.
+    correct = audit_mst(1.0, N_RUNS, noise_seed=2026)
+    control = audit_mst(CONTROL_SCALE, N_RUNS, noise_seed=2026)
     assert correct.nominal_epsilon == control.nominal_epsilon == 1.0
     assert correct.epsilon_lower <= correct.nominal_epsilon and not correct.flagged
     assert control.epsilon_lower > control.nominal_epsilon and control.flagged

@@ -70,10 +70,13 @@ def actual_epsilon(spec: dict) -> float:
     return float(accountant.get_epsilon(generator.delta))
 
 
-def audit_mst(noise_multiplier_scale: float, n_runs: int, confidence: float = CONFIDENCE) -> AuditResult:
+def audit_mst(noise_multiplier_scale: float, n_runs: int, confidence: float = CONFIDENCE,
+              noise_seed: int | None = None) -> AuditResult:
+    """The audit of MST at a noise scale; `noise_seed` makes every fit's noise reproducible (a test's
+    verdict then does not move between runs), without it the noise comes from the OS."""
     data, schema = validation_data()
     canary = worst_case_canary(data, schema, make_generator(mst_spec()).bins)
-    return audit_generator(mst_spec(noise_multiplier_scale), data, schema, canary, n_runs,
+    return audit_generator(mst_spec(noise_multiplier_scale, noise_seed=noise_seed), data, schema, canary, n_runs,
                            n_synthetic=SYNTHETIC_PER_RECORD * len(data), confidence=confidence,
                            name=f"mst_noise_x{noise_multiplier_scale:g}")
 
