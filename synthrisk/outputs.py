@@ -61,13 +61,21 @@ def _read_manifest(folder: Path) -> dict:
     return manifest if isinstance(manifest.get("files"), dict) else {"files": {}}
 
 
+def _recorded(manifest: dict, key: str, path: Path) -> bool:
+    """The manifest records `path` (under `key`, its path relative to the manifest's folder) with
+    the content it has now."""
+    entry = manifest["files"].get(key)
+    return isinstance(entry, dict) and entry.get("sha256") == sha256(path)
+
+
+def _entry(path: Path, command: str) -> dict:
+    return {"sha256": sha256(path), "command": command, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+
+
 def written_by_synthrisk(path: str | Path) -> bool:
     """True when synthrisk recorded writing `path` and its content is unchanged since."""
     path = Path(path)
-    if not path.is_file():
-        return False
-    entry = _read_manifest(path.parent)["files"].get(path.name)
-    return isinstance(entry, dict) and entry.get("sha256") == sha256(path)
+    return path.is_file() and _recorded(_read_manifest(path.parent), path.name, path)
 
 
 def record_written(*paths: str | Path, command: str) -> None:
@@ -78,19 +86,7 @@ def record_written(*paths: str | Path, command: str) -> None:
     for folder, files in by_folder.items():
         with _manifest_locked(folder) as manifest:
             for path in files:
-                manifest["files"][path.name] = {"sha256": sha256(path), "command": command,
-                                                "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-
-
-def forget_written(*paths: Path) -> None:
-    by_folder: dict[Path, list[Path]] = {}
-    for path in paths:
-        by_folder.setdefault(path.parent, []).append(path)
-    for folder, files in by_folder.items():
-        if (folder / MANIFEST).exists():
-            with _manifest_locked(folder) as manifest:
-                for path in files:
-                    manifest["files"].pop(path.name, None)
+                manifest["files"][path.name] = _entry(path, command)
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -114,14 +110,10 @@ def check_output_file(path: str | Path, inputs: dict[str, str | None], option: s
     return path
 
 
-def _owned_tree(folder: Path, manifest: dict, prefix: str) -> list[Path] | None:
-    """The files under `folder` when every one is synthrisk's (recorded as `prefix/name`), else None."""
-    files = [p for p in folder.rglob("*") if p.is_file()]
-    for path in files:
-        entry = manifest["files"].get(f"{prefix}/{path.relative_to(folder).as_posix()}")
-        if not (isinstance(entry, dict) and entry.get("sha256") == sha256(path)):
-            return None
-    return files
+def _tree_is_ours(folder: Path, manifest: dict, prefix: str) -> bool:
+    """Every file under `folder` is synthrisk's, unedited (recorded as `prefix/name`)."""
+    return all(_recorded(manifest, f"{prefix}/{path.relative_to(folder).as_posix()}", path)
+               for path in folder.rglob("*") if path.is_file())
 
 
 class AuditFolder:
@@ -194,7 +186,7 @@ class AuditFolder:
                                     f"({given}); choose another --out")
             if not target.exists():
                 continue
-            ours = (_owned_tree(target, manifest, name) is not None) if target.is_dir() else \
+            ours = _tree_is_ours(target, manifest, name) if target.is_dir() else \
                 written_by_synthrisk(target)
             if not ours:
                 hint = (f"; to audit with your edited schema, rerun with --schema {target}"
@@ -213,7 +205,7 @@ class AuditFolder:
             path = self.out / name
             if entry.get("command") != "audit" or not path.is_file() or path.resolve() in inputs:
                 continue
-            if entry.get("sha256") == sha256(path):
+            if _recorded(manifest, name, path):
                 path.unlink()
                 gone.append(name)
         if gone:
@@ -238,8 +230,7 @@ class AuditFolder:
             written += [p for p in ([target] if target.is_file() else sorted(target.rglob("*"))) if p.is_file()]
         with _manifest_locked(self.out) as manifest:
             for path in written:
-                manifest["files"][path.relative_to(self.out).as_posix()] = {
-                    "sha256": sha256(path), "command": "audit", "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+                manifest["files"][path.relative_to(self.out).as_posix()] = _entry(path, "audit")
         marker = self.out / f".{AUDIT_COMPLETE}.part"
         marker.write_text(json.dumps({**summary, "files": sorted(p.relative_to(self.out).as_posix() for p in written)},
                                      indent=1, sort_keys=True, default=str) + "\n")

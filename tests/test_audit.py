@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from synthrisk.audit import run as audit_run
+from synthrisk.calibration import CHEAP_SETTINGS
 from synthrisk.cli import main
 from synthrisk.data import load_schema
 from synthrisk.generators.run import run_generator
@@ -19,8 +20,9 @@ from synthrisk.measures import RISKS, builtin_measures
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = str(ROOT / "config/datasets/adult.yaml")
-QUICK = {"rapid": {"attackers": ["gbm", "cart"], "permutations": 99, "null_refits": 3},
-         "singling_out": {"n_attacks": 300}, "linkability": {"n_attacks": 300}, "inference": {"n_attacks": 300}}
+# The calibration study's cheaper settings (same verdict logic): two RAPID attackers, fewer
+# permutations, refits and attacks.
+QUICK = CHEAP_SETTINGS
 
 
 @pytest.fixture(scope="module")

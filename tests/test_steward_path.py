@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from synthrisk.audit import run as audit_run
 from synthrisk.audit.checks import MIN_RECORDS
 from synthrisk.audit.inputs import read_inputs
+from synthrisk.calibration import CHEAP_SETTINGS
 from synthrisk.cli import main
 from synthrisk.data import load_schema
 from synthrisk.errors import SynthriskError
@@ -29,8 +30,9 @@ from synthrisk.generators.run import run_generator
 from synthrisk.outputs import AUDIT_COMPLETE, MANIFEST
 
 ROOT = Path(__file__).resolve().parents[1]
-QUICK = {"rapid": {"attackers": ["gbm", "cart"], "permutations": 99, "null_refits": 3},
-         "singling_out": {"n_attacks": 300}, "linkability": {"n_attacks": 300}, "inference": {"n_attacks": 300}}
+# The calibration study's cheaper settings (same verdict logic): two RAPID attackers, fewer
+# permutations, refits and attacks.
+QUICK = CHEAP_SETTINGS
 
 
 @pytest.fixture(scope="module")

@@ -63,42 +63,43 @@ def record_keys(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
     return pd.util.hash_pandas_object(frame[columns].astype(object), index=False).to_numpy()
 
 
-def _permutation_repeats(train_keys: np.ndarray, holdout_keys: np.ndarray, statistic, seed: int) -> Repeats:
-    """`statistic(train_codes, holdout_codes, n_codes)` on the files as given, against its
-    distribution when the pooled records are split at random into files of the same sizes.
+def _permutation_repeats(train_keys: np.ndarray, holdout_keys: np.ndarray, statistics: dict, seed: int) -> dict:
+    """Each `statistic(train_codes, holdout_codes, n_codes)` of `statistics` on the files as given,
+    against its distribution when the pooled records are split at random into files of the same
+    sizes (one set of PERMUTATIONS splits serves every statistic): {name: Repeats}.
 
     Records of a population repeat in clumps (one common record type occurs many times), so a
     binomial count over records would call natural variation an excess; exchanging the records
     between the two files is the null "both files are draws of one population", exactly."""
     codes, _ = pd.factorize(np.concatenate([train_keys, holdout_keys]))
     n_codes, n_train, n = int(codes.max()) + 1, len(train_keys), len(holdout_keys)
-    observed = statistic(codes[:n_train], codes[n_train:], n_codes)
+    observed = {name: statistic(codes[:n_train], codes[n_train:], n_codes) for name, statistic in statistics.items()}
     rng = np.random.default_rng([seed, 0x52455054])  # "REPT"
-    null = np.empty(PERMUTATIONS)
+    null = {name: np.empty(PERMUTATIONS) for name in statistics}
     for b in range(PERMUTATIONS):
         shuffled = rng.permutation(codes)
-        null[b] = statistic(shuffled[:n_train], shuffled[n_train:], n_codes)
-    p = float((1 + np.sum(null >= observed)) / (PERMUTATIONS + 1))
-    return Repeats(count=int(observed), n=n, expected_share=float(null.mean() / n) if n else 0.0, p_value=p)
+        for name, statistic in statistics.items():
+            null[name][b] = statistic(shuffled[:n_train], shuffled[n_train:], n_codes)
+    return {name: Repeats(count=int(observed[name]), n=n, expected_share=float(null[name].mean() / n) if n else 0.0,
+                          p_value=float((1 + np.sum(null[name] >= observed[name])) / (PERMUTATIONS + 1)))
+            for name in statistics}
 
 
 def _in_train(train, holdout, n_codes) -> int:
+    """Records of the second file that occur in the first."""
     return int((np.bincount(train, minlength=n_codes) > 0)[holdout].sum())
 
 
 def _repeated(train, holdout, n_codes) -> int:
+    """Records of the second file that repeat another of the same file."""
     return int((np.bincount(holdout, minlength=n_codes)[holdout] > 1).sum())
 
 
-def holdout_in_train(members: pd.DataFrame, holdout: pd.DataFrame, columns: list[str], seed: int = 0) -> Repeats:
-    """Holdout records that occur value for value in the training file, against random splits of
-    the pooled records."""
-    return _permutation_repeats(record_keys(members, columns), record_keys(holdout, columns), _in_train, seed)
-
-
-def holdout_repeats(members: pd.DataFrame, holdout: pd.DataFrame, columns: list[str], seed: int) -> Repeats:
-    """Holdout records that repeat another holdout record, against random splits of the pooled records."""
-    return _permutation_repeats(record_keys(members, columns), record_keys(holdout, columns), _repeated, seed)
+def overlaps(first: pd.DataFrame, second: pd.DataFrame, columns: list[str], seed: int = 0) -> dict:
+    """Of `second`'s records: those found value for value in `first` (`in_first`) and those that repeat
+    another record of `second` (`repeated`), each against random splits of the pooled records."""
+    return _permutation_repeats(record_keys(first, columns), record_keys(second, columns),
+                                {"in_first": _in_train, "repeated": _repeated}, seed)
 
 
 def check_sizes(counts: dict[str, tuple[str, int]]) -> list[str]:
@@ -172,20 +173,21 @@ def record_checks(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetS
     """The holdout's overlap with the training records, its own repeats and the same-population test:
     (the figures for the page, notes); an excessive overlap or repeat is refused, naming the files."""
     columns = [c for c in schema.columns if c != ROW_ID]
-    overlap = holdout_in_train(members, holdout, columns)
+    found = overlaps(members, holdout, columns, seed)
+    overlap, repeats = found["in_first"], found["repeated"]
     train, held = paths["train"], paths["holdout"]
     if overlap.excessive:
         raise DataError(
             f"{held}: {overlap.count} of {overlap.n} holdout records ({overlap.share:.1%}) also occur, value for value, "
-            f"in {train}, against {overlap.expected_share:.1%} expected for two draws of one population (the training "
-            f"file's own repeat rate; one-sided binomial p = {overlap.p_value:.2g}); the holdout must hold people the "
+            f"in {train}, against {overlap.expected_share:.1%} expected for two draws of one population (random splits "
+            f"of the pooled records; permutation p = {overlap.p_value:.2g}); the holdout must hold people the "
             "generator never saw: remove the training records from it")
-    repeats = holdout_repeats(members, holdout, columns, seed)
     if repeats.excessive:
         raise DataError(
             f"{held}: {repeats.count} of {repeats.n} holdout records ({repeats.share:.1%}) are copies of another holdout "
-            f"record, against {repeats.expected_share:.1%} among as many training records (p = {repeats.p_value:.2g}); "
-            "copies of one person would count as independent evidence: remove the repeated records")
+            f"record, against {repeats.expected_share:.1%} in random splits of the pooled records (permutation p = "
+            f"{repeats.p_value:.2g}); copies of one person would count as independent evidence: remove the repeated "
+            "records")
     population = same_population(members, holdout, schema, seed)
     notes = []
     if overlap.count:
@@ -208,11 +210,12 @@ def aux_checks(members: pd.DataFrame, holdout: pd.DataFrame, aux: pd.DataFrame, 
     columns = [c for c in schema.columns if c != ROW_ID]
     found = {}
     for role, frame in (("train", members), ("holdout", holdout)):
-        overlap = holdout_in_train(frame, aux, columns)
+        overlap = overlaps(frame, aux, columns)["in_first"]
         if overlap.excessive:
             raise DataError(
                 f"{paths['aux']}: {overlap.count} of {overlap.n} auxiliary records ({overlap.share:.1%}) also occur, "
-                f"value for value, in {paths[role]}, against {overlap.expected_share:.1%} expected by chance; the "
+                f"value for value, in {paths[role]}, against {overlap.expected_share:.1%} in random splits of the "
+                f"pooled records (permutation p = {overlap.p_value:.2g}); the "
                 "auxiliary records must be people outside both the training and the holdout file")
         found[f"aux_in_{role}"] = overlap.count
     return found

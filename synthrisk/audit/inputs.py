@@ -72,21 +72,13 @@ def _ids(frame: pd.DataFrame, start: int, what: str) -> pd.Series:
     return ids.astype("int64").reset_index(drop=True)
 
 
-def _reader(schema: str | None, read_options: dict | None) -> ReadOptions:
-    """The reader options for the text files: given ones, else the schema's `source.options`."""
+def _reader(schema: DatasetSchema | None, read_options: dict | None) -> ReadOptions:
+    """The reader options for the text files: given ones, else those of the schema's file source
+    (a built-in source's options are its loader's, not a reader's)."""
     if read_options is not None:
         return ReadOptions.from_mapping(read_options, what="reader options")
-    if schema:
-        import yaml
-
-        try:
-            raw = yaml.safe_load(Path(schema).read_text())
-        except (OSError, yaml.YAMLError):
-            return ReadOptions()  # load_schema reports the problem with the file
-        source = (raw.get("source") or {}) if isinstance(raw, dict) else {}
-        if not isinstance(source, dict) or "path" not in source:
-            return ReadOptions()  # a built-in source's options are the loader's, not a reader's
-        return ReadOptions.from_mapping(source.get("options"), what=f"{schema}: source.options")
+    if schema is not None and "path" in schema.source:
+        return ReadOptions.from_mapping(schema.source.get("options"), what=f"{schema.origin}: source.options")
     return ReadOptions()
 
 
@@ -108,7 +100,8 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
     from ..data.infer import dataset_name, guess_columns, infer_schema, schema_yaml
 
     sensitive = list(dict.fromkeys(sensitive or []))
-    options = _reader(schema, read_options)
+    given = load_schema(schema) if schema else None
+    options = _reader(given, read_options)
     frames = {"train": _read(train, options), "synthetic": _read(synthetic, options)}
     if holdout:
         frames["holdout"] = _read(holdout, options)
@@ -121,8 +114,8 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
         if frame.empty:
             raise DataError(f"{paths[what]}: has no rows; the audit needs records in every file")
     notes = check_sizes({what: (paths[what], len(frame)) for what, frame in frames.items()})
-    if schema:
-        parsed, inferred_yaml = load_schema(schema), None
+    if given is not None:
+        parsed, inferred_yaml = given, None
         if sensitive:
             parsed, replaced = _with_sensitive(parsed, sensitive, schema)
             notes += replaced

@@ -64,27 +64,25 @@ TARGET = ["dataset", "generator", "sensitive"]
 NO_ATTACKER = "no attacker beats chance"
 
 
-def beats_chance(runs: pd.DataFrame, alpha: float = ALPHA) -> pd.Series:
-    """Whether each run's attacker beats chance after Holm's correction over the attacker suite
-    run on the same synthetic data and sensitive attribute (one family of tests per replicate)."""
+def _holm_per_replicate(runs: pd.DataFrame, p_column: str, alpha: float) -> pd.Series:
+    """Holm's rejections of `p_column` over the attacker suite run on the same synthetic data and
+    sensitive attribute (one family of tests per replicate); runs without a p-value: False."""
     out = pd.Series(False, index=runs.index)
-    tested = runs[runs["status"].eq("ok") & runs["p_value"].notna()]
+    tested = runs[runs["status"].eq("ok") & runs[p_column].notna()]
     for _, group in tested.groupby(REPLICATE):
-        rejected = multipletests(group["p_value"].to_numpy(float), alpha=alpha, method="holm")[0]
-        out.loc[group.index] = rejected
+        out.loc[group.index] = multipletests(group[p_column].to_numpy(float), alpha=alpha, method="holm")[0]
     return out
+
+
+def beats_chance(runs: pd.DataFrame, alpha: float = ALPHA) -> pd.Series:
+    """Whether each run's attacker beats chance after Holm's correction over the attacker suite."""
+    return _holm_per_replicate(runs, "p_value", alpha)
 
 
 def member_excess_significant(runs: pd.DataFrame, alpha: float = ALPHA) -> pd.Series:
     """Whether each run's member excess is above 0 after Holm's correction over the attacker suite
-    run on the same synthetic data and sensitive attribute (runs without a holdout: False)."""
-    runs = _with_member_fields(runs)
-    out = pd.Series(False, index=runs.index)
-    tested = runs[runs["status"].eq("ok") & runs["member_excess_p_value"].notna()]
-    for _, group in tested.groupby(REPLICATE):
-        rejected = multipletests(group["member_excess_p_value"].to_numpy(float), alpha=alpha, method="holm")[0]
-        out.loc[group.index] = rejected
-    return out
+    (runs without a holdout: False)."""
+    return _holm_per_replicate(_with_member_fields(runs), "member_excess_p_value", alpha)
 
 
 NO_HOLDOUT = "not available (no holdout records)"
