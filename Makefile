@@ -8,7 +8,7 @@ CORES ?= 2
 # Working directory of a run: results/ and .snakemake/ go there (config/paper.yaml uses runs/paper).
 WORKDIR ?= .
 
-.PHONY: setup browser run run-locked reproduce bundle verify test test-all lint clean-results
+.PHONY: setup browser run run-locked reproduce bundle verify test test-all lint docs clean-results
 
 $(STAMP): envs/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -85,6 +85,10 @@ test: setup browser
 # Also the slow end-to-end tests (CI runs these when its budget allows).
 test-all: setup browser
 	$(BIN)/python -m pytest -q -m "slow or not slow"
+
+# The docs site (mkdocs.yml, docs/) into site/; strict: a broken link or reference fails the build.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 lint: setup
 	$(BIN)/ruff check .

@@ -11,8 +11,8 @@ continuous), and `income` is the sensitive attribute, as in
 
     synthrisk audit --train T --synthetic S --holdout H --sensitive income --out OUT
 
-Each size runs in its own process, through the audit's library steps (`synthrisk.audit.read_inputs`,
-then `synthrisk.audit.run`'s `run_measures` and `summarise` with every measure the audit runs and
+Each size runs in its own process, through the audit's library steps (`synthrisk.release_audit.read_inputs`,
+then `synthrisk.release_audit.run`'s `run_measures` and `summarise` with every measure the audit runs and
 its settings; the HTML page is not written): wall seconds of the whole, of reading and checking
 the files, of each measure (the runner's per-run seconds, as the audit reports them), and of the
 summaries and verdicts; CPU seconds of the process (all threads) for the whole audit and for each
@@ -24,7 +24,7 @@ sizes run (two sizes: the slope between them).
     PYTHONPATH=. .venv/bin/python benchmarks/audit_scale.py [--sizes 10000 100000] [--out DIR]
         [--set rapid.max_train=25000 ...]
 
-`--set measure.key=value` overrides the audit's settings of a measure (synthrisk.audit.run's
+`--set measure.key=value` overrides the audit's settings of a measure (synthrisk.release_audit.run's
 AUDIT_SETTINGS over the measure's defaults), e.g. to time other size caps.
 
 Writes DIR/data-{n}/ (the three files and the audit's folder), DIR/audit_scale.csv (one row per
@@ -85,14 +85,14 @@ def _cpu() -> float:
 def child(folder: Path, overrides: dict) -> None:
     """One audit in this process; its timings and peak memory into folder/timing.json.
 
-    The audit's library steps as `synthrisk.audit.write_audit` runs them (read and check the files,
+    The audit's library steps as `synthrisk.release_audit.write_audit` runs them (read and check the files,
     every measure through the shared runner, each measure's summary and the verdicts), without the
     HTML page. Each run's CPU seconds are taken around the runner's failure path (`run_on_input`)."""
     import shutil
 
     import synthrisk.measures.runner as runner
-    from synthrisk.audit import read_inputs
-    from synthrisk.audit import run as audit_run
+    from synthrisk.release_audit import read_inputs
+    from synthrisk.release_audit import run as audit_run
 
     for name, settings in overrides.items():
         audit_run.AUDIT_SETTINGS[name] = {**audit_run.AUDIT_SETTINGS.get(name, {}), **settings}

@@ -1,5 +1,5 @@
 """The verdicts checked the way they are used: simulated releases whose truth is known, audited as a
-steward audits a release (`synthrisk.audit`'s library path), and the rates at which each verdict
+steward audits a release (`synthrisk.release_audit`'s library path), and the rates at which each verdict
 fires.
 
 Per split, members, holdout and the records each release is made from are disjoint draws of one
@@ -128,16 +128,16 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
                  policy: Policy, measures: tuple[str, ...] = RISK_MEASURES,
                  checked=None) -> tuple[pd.DataFrame, pd.DataFrame, object]:
     """(risk table, attack decisions, checked input) of one release, through the audit's own input
-    checks and measures (`synthrisk.audit`), with the cheaper settings. `checked`: the checked input
+    checks and measures (`synthrisk.release_audit`), with the cheaper settings. `checked`: the checked input
     of another release of the same split (the checks of members and holdout are not redone; the
     release's own are)."""
     import dataclasses
 
     import yaml
 
-    from .audit import run as audit_run
-    from .audit.inputs import read_inputs
     from .measures.verdict import decisions
+    from .release_audit import run as audit_run
+    from .release_audit.inputs import read_inputs
 
     with tempfile.TemporaryDirectory(prefix="synthrisk-calibration-") as tmp:
         folder = Path(tmp)

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from synthrisk.audit import run as audit_run
 from synthrisk.calibration import CHEAP_SETTINGS
 from synthrisk.cli import main
 from synthrisk.data import load_schema
 from synthrisk.generators.run import run_generator
 from synthrisk.io import write_table
 from synthrisk.measures import RISKS, builtin_measures
+from synthrisk.release_audit import run as audit_run
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = str(ROOT / "config/datasets/adult.yaml")

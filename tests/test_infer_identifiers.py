@@ -94,7 +94,7 @@ def test_a_column_equal_to_the_sensitive_one_is_dropped_whichever_comes_first():
 
 
 def test_schema_infer_says_why_in_the_yaml_and_the_audit_drops_them(tmp_path, capsys):
-    from synthrisk.audit.inputs import read_inputs
+    from synthrisk.release_audit.inputs import read_inputs
 
     frame = _compas_like()
     path = tmp_path / "compas-scores-two-years.csv"

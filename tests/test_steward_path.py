@@ -19,15 +19,15 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from synthrisk.audit import run as audit_run
-from synthrisk.audit.checks import MIN_RECORDS
-from synthrisk.audit.inputs import read_inputs
 from synthrisk.calibration import CHEAP_SETTINGS
 from synthrisk.cli import main
 from synthrisk.data import load_schema
 from synthrisk.errors import SynthriskError
 from synthrisk.generators.run import run_generator
 from synthrisk.outputs import AUDIT_COMPLETE, MANIFEST
+from synthrisk.release_audit import run as audit_run
+from synthrisk.release_audit.checks import MIN_RECORDS
+from synthrisk.release_audit.inputs import read_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 # The calibration study's cheaper settings (same verdict logic): two RAPID attackers, fewer
@@ -145,7 +145,7 @@ def test_a_holdout_of_another_population_marks_membership_unreliable(adult, file
 
 def test_the_same_population_check_keeps_its_level_under_the_null(adult, adult_schema):
     """Members and holdout split at random from one population: the check fires at its level."""
-    from synthrisk.audit.checks import SAME_POPULATION_LEVEL, same_population
+    from synthrisk.release_audit.checks import SAME_POPULATION_LEVEL, same_population
 
     conformed = adult_schema.conform(adult)
     fired = 0

@@ -15,9 +15,12 @@ from .simulate import simulate
 
 def load_raw(schema: DatasetSchema) -> pd.DataFrame:
     source = schema.source
-    kinds = [k for k in ("builtin", "path", "simulate") if k in source]
+    kinds = [k for k in ("builtin", "path", "simulate", "frame") if k in source]
     if len(kinds) != 1:
         raise SchemaError(f"{schema.origin}: 'source' needs exactly one of builtin, path, simulate; got {kinds}")
+    if "frame" in source:
+        raise SchemaError(f"{schema.origin}: source 'frame' ({source['frame']}) was a DataFrame given in Python; "
+                          "to load the dataset from this schema, write the records to a file and set source.path")
     options = source.get("options", {})
     if "builtin" in source:
         if source["builtin"] == "adult":

@@ -83,6 +83,17 @@ class DatasetSchema:
             levels=levels, bounds=bounds,
         )
 
+    @classmethod
+    def infer(cls, frame: pd.DataFrame, sensitive: str | list[str] = (), name: str = "data") -> DatasetSchema:
+        """A schema guessed from `frame` (as `synthrisk schema infer` does): column types, every column
+        but the sensitive ones a quasi-identifier, direct identifiers and duplicate columns dropped.
+        Check it (`to_dict()`) before relying on it: types and roles are guesses."""
+        from .infer import infer_schema
+
+        sensitive = [sensitive] if isinstance(sensitive, str) else list(sensitive)
+        return cls.from_dict(infer_schema(frame, name, sensitive, {"frame": "the DataFrame given"}),
+                             origin=f"schema inferred from DataFrame '{name}'")
+
     def to_dict(self) -> dict:
         return {
             "name": self.name, "source": self.source,

@@ -140,7 +140,8 @@ def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, ris
 
     files = {k: (str(v) if v else None) for k, v in data.files.items()}
     return finite_or_null({
-        "inputs": {**files, "schema": data.schema_path, "schema_inferred": data.schema_path is None,
+        "inputs": {**files, "schema": data.schema_path or (None if data.inferred_yaml else data.schema.origin),
+                   "schema_inferred": data.inferred_yaml is not None,
                    "n_train": len(data.members), "n_holdout": len(data.holdout), "n_synthetic": len(data.synthetic),
                    "n_aux": 0 if data.aux is None else len(data.aux),
                    "checks": data.checks, "notes": list(data.notes)},

@@ -2,8 +2,10 @@
 synthetic release, optionally a holdout and a schema), with no generator and no workflow, written
 as one self-contained HTML page and one JSON for the person deciding on the release.
 
-    from synthrisk.audit import audit
+    from synthrisk.release_audit import audit
     report = audit("members.csv", "release.csv", "audit/", holdout="holdout.csv", schema="schema.yaml")
+
+On DataFrames, without a folder, use `synthrisk.audit` (`synthrisk.api`).
 """
 
 from __future__ import annotations
@@ -19,10 +21,35 @@ from ..outputs import AuditFolder
 from .inputs import AuditInput, read_inputs
 from .run import audit_measures, progress, run_measures, summarise
 
-__all__ = ["AuditInput", "audit", "read_inputs", "write_audit"]
+__all__ = ["AuditInput", "audit", "compute", "read_inputs", "write_audit"]
 
 #: the files the audit writes into its output folder
 HTML, JSON, SCHEMA, TABLES = "audit.html", "audit.json", "schema.yaml", "tables"
+#: the measures' tables as the audit publishes them: CSV (the LaTeX and Markdown copies are the workflow's)
+PUBLISHED_TABLES = shutil.ignore_patterns("*.tex", "*.md")
+
+
+def compute(data: AuditInput, work: Path, bar: bool | None = None, policy: Policy | None = None,
+            say=None) -> dict:
+    """Every measure on checked input, in the scratch folder `work`: the measures' runs and tables
+    (`work/tables`), the figures and the page (`work/audit.html`). Returns the audit's JSON. Shared by
+    the command (`write_audit`) and the Python API (`synthrisk.audit`). `say`: where the step lines go
+    (default: stderr, `run.progress`)."""
+    from . import page, report
+
+    say = say or progress
+    start = time.perf_counter()
+    measures = audit_measures()
+    for note in data.notes:
+        say(f"note: {note}")
+    runs = run_measures(data, work, measures, bar, say)
+    say("summarising")
+    policy = policy or Policy()
+    evidence, risks = summarise(runs, measures, work, policy)
+    page.write_figures(evidence, work / "figures")
+    result = report.build(data, runs, measures, evidence, risks, work, time.perf_counter() - start, policy)
+    page.render(result, work / "figures", work / HTML)
+    return result
 
 
 def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = None, bar: bool | None = None,
@@ -34,32 +61,22 @@ def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = 
     the completion marker last (`synthrisk.outputs.AuditFolder`): a killed audit leaves no half-written
     page, and no file synthrisk did not write is touched."""
     from ..io import write_json
-    from . import page, report
 
     if folder is None:
         with _folder(out, data.files, data.schema_path, data.schema_path is None) as opened:
             return write_audit(data, out, opened, bar, policy)
-    start = time.perf_counter()
-    measures = audit_measures()
     staging = folder.staging
-    work = staging / "work"
     names = [HTML, JSON, TABLES]
     if data.schema_path is None:
         (staging / SCHEMA).write_text(data.inferred_yaml or yaml.safe_dump(data.schema.to_dict(), sort_keys=False))
         names.append(SCHEMA)
         progress(f"schema inferred from {data.files['train']}: it will be written to {Path(out) / SCHEMA} (edit it "
                  "and rerun with --schema)")
-    for note in data.notes:
-        progress(f"note: {note}")
-    runs = run_measures(data, work, measures, bar)
-    progress("summarising")
-    policy = policy or Policy()
-    evidence, risks = summarise(runs, measures, work, policy)
-    page.write_figures(evidence, work / "figures")
-    result = report.build(data, runs, measures, evidence, risks, work, time.perf_counter() - start, policy)
+    work = staging / "work"
+    result = compute(data, work, bar, policy)
     write_json(result, staging / JSON)
-    page.render(result, work / "figures", staging / HTML)
-    shutil.copytree(work / "tables", staging / TABLES, ignore=shutil.ignore_patterns("*.tex", "*.md"))
+    shutil.move(work / HTML, staging / HTML)
+    shutil.copytree(work / "tables", staging / TABLES, ignore=PUBLISHED_TABLES)
     folder.publish(names, {"command": "audit", "inputs": result["inputs"], "seconds": result["seconds"]})
     progress(f"done in {result['seconds']:.0f} s: {Path(out) / HTML}, {Path(out) / JSON}")
     return result

@@ -1,4 +1,4 @@
-"""`synthrisk audit`: the command line of `synthrisk.audit`."""
+"""`synthrisk audit`: the command line of `synthrisk.release_audit`."""
 
 from __future__ import annotations
 

@@ -82,34 +82,67 @@ def _reader(schema: DatasetSchema | None, read_options: dict | None) -> ReadOpti
     return ReadOptions()
 
 
-def _read(path: str, options: ReadOptions):
-    """A table with the reader options (they concern text files; Parquet carries its own types)."""
+def _read(source, options: ReadOptions) -> pd.DataFrame:
+    """A DataFrame as given (a copy: the audit types its columns), or a file read with the reader
+    options (they concern text files; Parquet carries its own types)."""
     from ..io import read_table, table_format
 
-    return read_table(path, None if table_format(path)[0] == "parquet" else options)
+    if isinstance(source, pd.DataFrame):
+        return source.copy()
+    return read_table(source, None if table_format(source)[0] == "parquet" else options)
 
 
-def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: str | None = None,
-                sensitive: list[str] | None = None, read_options: dict | None = None,
-                aux: str | None = None) -> AuditInput:
-    """Read and check every file; errors name the file and the column. `read_options` (separator,
-    encoding, missing-value markers: `synthrisk.io.ReadOptions`) apply to every text file; by default
-    the schema's `source.options` do. `aux`: records of the population that are neither members nor
-    holdout (the attacker's sample, for DOMIAS)."""
+def _label(source, what: str) -> str | None:
+    """How errors and the page name an input: its path, or 'the <what> DataFrame'."""
+    if source is None:
+        return None
+    if isinstance(source, pd.DataFrame):
+        return f"the {what} DataFrame"
+    if isinstance(source, (str, Path)):
+        return str(source)
+    raise ConfigError(f"{what}: give a pandas DataFrame or the path of a CSV/Parquet file, not a "
+                      f"{type(source).__name__}")
+
+
+def _given_schema(schema) -> tuple[DatasetSchema | None, str | None]:
+    """(schema, its path): a schema file, a `DatasetSchema`, its dict form, or None (inferred)."""
     from ..data import load_schema
+
+    if schema is None:
+        return None, None
+    if isinstance(schema, DatasetSchema):
+        return schema, None
+    if isinstance(schema, dict):
+        return DatasetSchema.from_dict(schema, origin="the schema dict"), None
+    if isinstance(schema, (str, Path)):
+        return load_schema(schema), str(schema)
+    raise ConfigError(f"schema: give a DatasetSchema, a dict or the path of a schema YAML, not a "
+                      f"{type(schema).__name__}")
+
+
+def read_inputs(train, synthetic, holdout=None, schema=None, sensitive: list[str] | str | None = None,
+                read_options: dict | None = None, aux=None) -> AuditInput:
+    """Read and check every input; errors name the file (or DataFrame) and the column. `train`,
+    `synthetic`, `holdout`, `aux`: pandas DataFrames or paths of CSV/Parquet files. `schema`: a schema
+    file, a `DatasetSchema` or its dict; None infers one from `train` (then `sensitive` is needed).
+    `read_options` (separator, encoding, missing-value markers: `synthrisk.io.ReadOptions`) apply to
+    every text file; by default the schema's `source.options` do. `aux`: records of the population
+    that are neither members nor holdout (the attacker's sample, for DOMIAS)."""
     from ..data.infer import dataset_name, guess_columns, infer_schema, schema_yaml
 
-    sensitive = list(dict.fromkeys(sensitive or []))
-    given = load_schema(schema) if schema else None
+    sensitive = list(dict.fromkeys([sensitive] if isinstance(sensitive, str) else (sensitive or [])))
+    sources = {"train": train, "synthetic": synthetic, "holdout": holdout, "aux": aux}
+    paths = {what: _label(source, what) for what, source in sources.items()}
+    given, schema = _given_schema(schema)
+    train, synthetic, holdout, aux = (paths[k] for k in ("train", "synthetic", "holdout", "aux"))
     options = _reader(given, read_options)
-    frames = {"train": _read(train, options), "synthetic": _read(synthetic, options)}
+    frames = {"train": _read(sources["train"], options), "synthetic": _read(sources["synthetic"], options)}
     if holdout:
-        frames["holdout"] = _read(holdout, options)
+        frames["holdout"] = _read(sources["holdout"], options)
     if aux:
         if not holdout:
             raise ConfigError("--aux: the auxiliary records serve the membership attacks, which need --holdout too")
-        frames["aux"] = _read(aux, options)
-    paths = {"train": train, "synthetic": synthetic, "holdout": holdout, "aux": aux}
+        frames["aux"] = _read(sources["aux"], options)
     for what, frame in frames.items():
         if frame.empty:
             raise DataError(f"{paths[what]}: has no rows; the audit needs records in every file")
@@ -117,7 +150,7 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
     if given is not None:
         parsed, inferred_yaml = given, None
         if sensitive:
-            parsed, replaced = _with_sensitive(parsed, sensitive, schema)
+            parsed, replaced = _with_sensitive(parsed, sensitive, given.origin)
             notes += replaced
     else:
         if not sensitive:
@@ -130,12 +163,17 @@ def read_inputs(train: str, synthetic: str, holdout: str | None = None, schema: 
         if len(data.columns) < 2:
             raise SchemaError(f"{train}: has {len(data.columns)} column(s); an audit needs quasi-identifiers and "
                               "a sensitive attribute")
-        source = {"path": str(Path(train).resolve()),
-                  **({"options": read_options} if read_options else {})}
-        name, guesses = dataset_name(train, "audit"), guess_columns(data)
+        if isinstance(sources["train"], pd.DataFrame):
+            # A DataFrame has no path the workflow could load it from: the schema says where it came from.
+            source, name = {"frame": train}, "audit"
+        else:
+            source = {"path": str(Path(train).resolve()), **({"options": read_options} if read_options else {})}
+            name = dataset_name(train, "audit")
+        guesses = guess_columns(data)
         parsed = DatasetSchema.from_dict(infer_schema(data, name, sensitive, source, guesses=guesses),
                                          origin=f"schema inferred from {train}")
-        inferred_yaml = schema_yaml(data, name, source, sensitive, what=Path(train).name, guesses=guesses)
+        inferred_yaml = schema_yaml(data, name, source, sensitive, what=Path(train).name if "path" in source else train,
+                                    guesses=guesses)
     typed = {what: parsed.conform(frame.drop(columns=[ROW_ID], errors="ignore"), what=paths[what])
              for what, frame in frames.items()}
     parsed.check_levels(typed["train"], what=train)

@@ -57,14 +57,14 @@ def measure_input(data: AuditInput) -> MeasureInput:
         seed=SEED)
 
 
-def run_measures(data: AuditInput, work: Path, measures: dict, bar: bool | None = None) -> list[Outcome]:
+def run_measures(data: AuditInput, work: Path, measures: dict, bar: bool | None = None, say=progress) -> list[Outcome]:
     """Every unit of every measure on the release; per-run JSON and records under `work`. `bar`: a
-    progress bar on stderr (None: when stderr is a terminal), else a line per step."""
+    progress bar on stderr (None: when stderr is a terminal), else a line per step to `say`."""
     from ..progress import StepProgress
 
     plan = plan_runs(measures, data.schema, lambda measure: work / "runs" / measure.name)
     inputs = measure_input(data)
-    with StepProgress(len(plan), progress, enabled=bar) as steps:
+    with StepProgress(len(plan), say, enabled=bar) as steps:
         return run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": SEED},
                          announce=steps.announce)
 

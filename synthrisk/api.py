@@ -1,0 +1,188 @@
+"""The Python entry point: `synthrisk.audit` on DataFrames (or files) in a notebook or a script.
+
+    import synthrisk
+    result = synthrisk.audit(train, synthetic, holdout, sensitive="income")
+    result.risks                      # one row per risk: level, strongest attack, value, interval
+    result.to_html("audit.html")
+
+It runs exactly what `synthrisk audit` runs (the same checks where the data enter, the same measures
+and verdicts: `synthrisk.release_audit`), in a scratch folder that is removed afterwards: nothing is
+written until you ask for the page or the JSON.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from .data.schema import DatasetSchema
+
+__all__ = ["Audit", "audit"]
+
+#: the columns of `Audit.risks`, in order
+RISK_COLUMNS = ["risk", "level", "verdict", "attack", "measure", "metric", "value", "reference", "ci_low", "ci_high",
+                "p_holm", "threshold", "effect", "effect_low", "effect_high", "alpha", "detectable_effect",
+                "unreliable"]
+#: the columns of `Audit.measures`, in order
+MEASURE_COLUMNS = ["measure", "title", "risk", "status", "verdict", "reason", "subsample_note", "seconds"]
+
+
+@dataclass(frozen=True)
+class Audit:
+    """One audit of a synthetic release: what the page and `audit.json` of `synthrisk audit` hold.
+
+    `report` is the audit's JSON as a dict; `html` the self-contained page; `tables` the measures'
+    tables by name (e.g. `tables["dcr"]`); `schema` the schema the data were checked against (given,
+    or inferred from the training records)."""
+
+    report: dict
+    html: str = field(repr=False)
+    tables: dict[str, pd.DataFrame] = field(repr=False)
+    schema: DatasetSchema = field(repr=False)
+
+    @property
+    def risks(self) -> pd.DataFrame:
+        """One row per risk (membership, singling out, linkability, attribute inference): its level
+        (at risk / detectable, below the policy threshold / no evidence / not measured), the verdict
+        sentence, the strongest attack with its value, reference and interval, the Holm-adjusted
+        p-value, the policy threshold and the effect it is compared with, the family-wise level, the
+        smallest effect the audit detects with the policy's power, and a warning when the verdict
+        compares the release with records of another population."""
+        rows = []
+        for entry in self.report["risks"]:
+            attack = entry.get("strongest_attack") or {}
+            policy = entry.get("policy") or {}
+            rows.append({"risk": entry["risk"], "level": entry["level"], "verdict": entry["verdict"],
+                         **{k: attack.get(k) for k in ("attack", "measure", "metric", "value", "reference", "ci_low",
+                                                       "ci_high")},
+                         **{k: policy.get(k) for k in ("p_holm", "threshold", "effect", "effect_low", "effect_high",
+                                                       "alpha", "detectable_effect")},
+                         "unreliable": entry.get("unreliable")})
+        return pd.DataFrame(rows, columns=RISK_COLUMNS)
+
+    @property
+    def measures(self) -> pd.DataFrame:
+        """One row per measure: whether it ran (ok / skipped / failed, with the reason), its own
+        verdict, what a size cap changed, and its seconds."""
+        return pd.DataFrame([{k: m.get(k) for k in MEASURE_COLUMNS} for m in self.report["measures"]],
+                            columns=MEASURE_COLUMNS)
+
+    @property
+    def evidence(self) -> pd.DataFrame:
+        """Every attack against its reference (one row per attack), the rows the verdicts are read from."""
+        return pd.DataFrame(self.report["evidence"])
+
+    @property
+    def utility(self) -> dict | None:
+        """Column shapes, pair trends and train-on-synthetic/test-on-real efficacy (None without a holdout)."""
+        return self.report["utility"]
+
+    @property
+    def notes(self) -> list[str]:
+        """What the input checks found (small files, overlaps, another population, changed roles)."""
+        return list(self.report["inputs"]["notes"])
+
+    @property
+    def policy(self) -> str:
+        """The release policy the levels are read against, as one sentence."""
+        return self.report["policy"]["statement"]
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        """The audit as JSON text (what `audit.json` holds); also written to `path` when given (never
+        over a file synthrisk did not write)."""
+        text = json.dumps(self.report, indent=2, allow_nan=False)
+        if path is not None:
+            _write(path, text)
+        return text
+
+    def to_html(self, path: str | Path) -> Path:
+        """Write the self-contained page (figures inline) to `path`; a file synthrisk did not write is
+        never overwritten. Returns the path."""
+        return _write(path, self.html)
+
+    def __repr__(self) -> str:
+        inputs = self.report["inputs"]
+        lines = [f"Audit of {inputs['n_synthetic']} synthetic records against {inputs['n_train']} training and "
+                 f"{inputs['n_holdout']} holdout records ({self.policy})"]
+        lines += [f"  {entry['label']}: {entry['verdict']}" for entry in self.report["risks"]]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return self.risks[["risk", "level", "attack", "value", "reference", "ci_low", "ci_high", "threshold"]].to_html(
+            index=False, na_rep="", float_format=lambda v: f"{v:.3f}")
+
+
+def _write(path: str | Path, text: str) -> Path:
+    from .outputs import check_output_file, record_written
+
+    path = check_output_file(path, {}, option="path")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    record_written(path, command="synthrisk.audit")
+    return path
+
+
+def _quiet(message: str) -> None:
+    """The audit's step lines, unshown (a notebook asked for no progress)."""
+
+
+def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, aux=None,
+          read_options: dict | None = None, progress: bool = False) -> Audit:
+    """Audit a synthetic release: every applicable risk measure and utility, with verdicts.
+
+    Parameters
+    ----------
+    train : DataFrame or path
+        The records the generator was trained on (the members).
+    synthetic : DataFrame or path
+        The synthetic release.
+    holdout : DataFrame or path, optional
+        Records of the same population that the generator never saw. Without them the membership,
+        control-set and utility measures are skipped (with the reason).
+    schema : DatasetSchema, dict or path, optional
+        Column types and roles. Default: inferred from `train` (`DatasetSchema.infer`), with every
+        column but the sensitive ones a quasi-identifier.
+    sensitive : str or list of str, optional
+        The sensitive column(s); needed without `schema`, and replace the schema's when given with it.
+    policy : Policy or path, optional
+        Release policy (family-wise level, power, threshold per risk). Default: `Policy()`, level 0.05
+        and the published threshold 0.09 for every risk (`synthrisk.measures.policy`).
+    aux : DataFrame or path, optional
+        Population records that are neither members nor holdout (the attacker's sample; DOMIAS).
+    read_options : dict, optional
+        Reader options of text files (`sep`, `encoding`, `na_values`, ...; `synthrisk.io.ReadOptions`).
+    progress : bool
+        Show a progress bar and the audit's steps on stderr (default: quiet).
+
+    Returns
+    -------
+    Audit
+        The verdicts (`risks`), the measures' status and tables, the page and the JSON.
+
+    Raises
+    ------
+    synthrisk.errors.SynthriskError
+        Bad input (a `DataError`, `SchemaError` or `ConfigError`), naming the input and the column,
+        before any measure runs.
+    """
+    from .io import read_table
+    from .measures.policy import Policy, load_policy
+    from .release_audit import compute, read_inputs
+
+    if policy is not None and not isinstance(policy, Policy):
+        policy = load_policy(policy)
+    data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
+    with tempfile.TemporaryDirectory(prefix="synthrisk-audit-") as scratch:
+        work = Path(scratch)
+        # The measures' one-line summaries are for the workflow's logs; the Audit holds them all.
+        with contextlib.redirect_stdout(io.StringIO()):
+            report = compute(data, work, bar=progress, policy=policy, say=None if progress else _quiet)
+        html = (work / "audit.html").read_text()
+        tables = {path.stem: read_table(path) for path in sorted((work / "tables").glob("*.csv"))}
+    return Audit(report=report, html=html, tables=tables, schema=data.schema)

@@ -1,0 +1,80 @@
+"""`synthrisk.audit` from Python, as a notebook user calls it: DataFrames in, an `Audit` out, the
+same checks, measures and verdicts as `synthrisk audit` (the measures with the calibration's
+cheaper settings, as in test_audit.py), and nothing written until the user asks."""
+
+import json
+
+import pytest
+
+import synthrisk
+from synthrisk.calibration import CHEAP_SETTINGS
+from synthrisk.data.loaders import load_raw
+from synthrisk.data.schema import DatasetSchema
+from synthrisk.errors import ConfigError, DataError, SchemaError
+from synthrisk.generators.run import run_generator
+from synthrisk.measures.policy import LEVELS
+from synthrisk.release_audit import run as audit_run
+
+
+@pytest.fixture(scope="module")
+def frames(adult, adult_schema):
+    sample = adult.sample(800, random_state=5).reset_index(drop=True)
+    train, holdout = sample.iloc[:400].reset_index(drop=True), sample.iloc[400:].reset_index(drop=True)
+    copies, status = run_generator("identity", {"backend": "identity", "params": {}}, train, adult_schema, n=400, seed=0)
+    assert status["status"] == "ok"
+    return train, holdout, copies
+
+
+@pytest.fixture(scope="module")
+def identity_result(frames):
+    train, holdout, copies = frames
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(audit_run, "AUDIT_SETTINGS", CHEAP_SETTINGS)
+        yield synthrisk.audit(train, copies, holdout, sensitive="income")
+
+
+def test_audit_of_dataframes_reads_a_copy_release_as_a_membership_risk(identity_result, frames):
+    risks = identity_result.risks.set_index("risk")
+    assert list(identity_result.risks.columns[:3]) == ["risk", "level", "verdict"]
+    assert set(risks.index) == {"membership", "attribute_inference", "singling_out", "linkability"}
+    assert risks.loc["membership", "level"] == LEVELS["at_risk"]
+    assert risks.loc["membership", "threshold"] == pytest.approx(0.09)
+    assert risks.loc["membership", "ci_low"] <= risks.loc["membership", "value"] <= risks.loc["membership", "ci_high"]
+    assert set(identity_result.measures["status"]) <= {"ok", "skipped", "failed"}
+    assert "dcr" in identity_result.tables and len(identity_result.tables["dcr"])
+    assert identity_result.report["inputs"]["train"] == "the train DataFrame"
+    assert identity_result.report["inputs"]["n_train"] == len(frames[0])
+    assert "membership inference: at risk" in repr(identity_result)
+    # The user's DataFrames are not changed by the audit's typing.
+    assert "row_id" not in frames[0].columns
+
+
+def test_nothing_is_written_until_asked_and_a_foreign_file_is_never_overwritten(identity_result, tmp_path):
+    assert list(tmp_path.iterdir()) == []
+    page = identity_result.to_html(tmp_path / "audit.html")
+    assert "<html" in page.read_text()[:500].lower()
+    assert json.loads(identity_result.to_json(tmp_path / "audit.json"))["risks"][0]["risk"] == "membership"
+    identity_result.to_html(tmp_path / "audit.html")  # its own page may be replaced
+    mine = tmp_path / "notes.html"
+    mine.write_text("my notes")
+    with pytest.raises(DataError, match="notes.html already exists and was not written by synthrisk"):
+        identity_result.to_html(mine)
+    assert mine.read_text() == "my notes"
+
+
+def test_bad_dataframe_is_refused_naming_the_dataframe_and_column(frames):
+    train, holdout, copies = frames
+    with pytest.raises(SchemaError, match=r"the synthetic DataFrame: column\(s\) \[.age.\]"):
+        synthrisk.audit(train, copies.drop(columns=["age"]), holdout, schema=DatasetSchema.infer(train, "income"))
+    with pytest.raises(ConfigError, match="sensitive"):
+        synthrisk.audit(train, copies, holdout)
+    with pytest.raises(ConfigError, match="give a pandas DataFrame or the path"):
+        synthrisk.audit(train.to_dict(), copies, holdout, sensitive="income")
+
+
+def test_inferred_schema_of_a_dataframe_says_it_cannot_be_loaded(frames):
+    schema = DatasetSchema.infer(frames[0], sensitive="income", name="adult")
+    assert schema.sensitive == ["income"] and "age" in schema.quasi_identifiers
+    assert schema.source == {"frame": "the DataFrame given"}
+    with pytest.raises(SchemaError, match="was a DataFrame given in Python"):
+        load_raw(schema)
