@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..data.split import ROW_ID
 from ..errors import SynthriskError
 from . import tabulate
 from .base import NotApplicable
@@ -88,3 +89,10 @@ def summary_column(tables_dir, name: str, column: str) -> pd.DataFrame | None:
     if "risk_mean" not in table:
         return None
     return table.groupby(tabulate.PAIR)["risk_mean"].max().rename(column).reset_index()
+
+
+def member_flags(records: pd.DataFrame, column: str) -> pd.DataFrame:
+    """(row_id, flag) of the members (`member` true) of a per-record table, flag = its `column`
+    (whether the attack succeeded on the member)."""
+    part = records[records["member"].astype(bool)]
+    return pd.DataFrame({ROW_ID: part[ROW_ID], "flag": part[column].astype(bool)})

@@ -12,6 +12,22 @@ A measure is one module holding one subclass of `Measure`, registered with `@reg
 - `evidence()`: for a risk measure, one row per dataset x generator x attack with its reference
   point (chance, control, 0.5), so that `synthrisk.measures.verdict` can name the strongest attack.
 
+What the steward's audit (`synthrisk.release_audit`) says about a risk measure's strongest attack
+is asked of the measure too, so that the audit has no switch on measure names. Each hook gets the
+verdict row of `synthrisk.measures.verdict.risk_table` (a dict: `attack`, `metric`, `value`,
+`reference`, `ci_low`, `ci_high`, `tpr_at_1e-02`, ...) whose strongest attack is the measure's:
+- `explain(row)`: the one sentence on what the attack's number says, for a non-specialist
+  (default: the attack, its metric, value and reference; `synthrisk.measures.wording` formats
+  shares, AUCs and intervals as every other sentence does);
+- `exposed_members(row, records)`: from the attack's per-record table, the (row_id, flag) table of
+  the attacked members, flag = the attack got the member right; the audit's most exposed subgroups
+  are read from it (default None: no subgroups, as for a table that is not per member);
+- `unit_of(row)`: the unit whose run holds the attack's records (default None: the measure has no
+  units; RAPID: `{attacker}-{sensitive}`);
+- `compares_with_holdout(row)`: whether the attack reads the members against the holdout as
+  non-members, so that its verdict is unreliable when the two files are not of one population
+  (default: a membership attack).
+
 The generic Snakemake rule (workflow/rules/measures.smk) and script (scripts/measure.py) run any
 registered measure; `synthrisk.measures.runner` owns the failure path.
 """
@@ -169,3 +185,26 @@ class Measure:
     def evidence(self, tables_dir: Path) -> pd.DataFrame | None:
         """Rows of EVIDENCE_COLUMNS for the per-risk verdict (risk measures only)."""
         return None
+
+    # --- the steward's audit: what the strongest attack of a risk says -----------------------------
+    def explain(self, row: dict) -> str:
+        """One sentence on what the attack's number in the verdict row `row` says (the audit adds
+        whether it beats its reference and matters under the policy)."""
+        from .wording import generic
+
+        return generic(row)
+
+    def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
+        """(row_id, flag) of the attacked members in the attack's per-record table `records` (the
+        run of `unit_of(row)`, not empty): flag = the attack got the member right. None when the
+        records are not per member (the audit then shows no subgroups)."""
+        return None
+
+    def unit_of(self, row: dict) -> str | None:
+        """The unit whose run's records hold the attack of the verdict row (None: no units)."""
+        return None
+
+    def compares_with_holdout(self, row: dict) -> bool:
+        """Whether the attack of the verdict row reads the members against the holdout records, so
+        that a holdout of another population makes its verdict unreliable."""
+        return row["risk"] == "membership"

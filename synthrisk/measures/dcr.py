@@ -18,6 +18,7 @@ from ..dcr.core import DEFAULT_MAX_SYNTHETIC, DEFAULT_PERMUTATIONS
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
 from .registry import register_measure
+from .wording import interval, pct
 
 
 @register_measure
@@ -88,3 +89,10 @@ class Dcr(Measure):
             "labels over the pooled real records (median over seeds); interval: share +- 1.96 sd of the share over "
             "those relabellings (synthetic records sharing a nearest record included), widest over seeds",
             effect_scale=2.0)
+
+    # --- the steward's audit (no subgroups: the per-record table is per synthetic record) ---------
+    def explain(self, row: dict) -> str:
+        value, reference = float(row["value"]), float(row["reference"])
+        return (f"Distance to closest record: {pct(value)} of the synthetic records lie closer to a training record "
+                f"than to any holdout record{interval(row)}; a generator that does not copy its training records "
+                f"gives {pct(reference)} (both compared on equally many records).")

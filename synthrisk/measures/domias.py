@@ -16,7 +16,9 @@ import pandas as pd
 from ..mia.settings import MiaSettings
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
+from .mia import flagged_members
 from .registry import register_measure
+from .wording import membership_auc
 
 
 def _beats(summary: dict, alpha: float) -> bool:
@@ -91,3 +93,11 @@ class Domias(Measure):
             "reference: AUC 0.5 and TPR = FPR at 1e-2 (Mann-Whitney and beta-binomial tests, Holm); interval: "
             "Hanley-McNeil, widest over seeds",
             tpr_2="tpr_at_1e-02_mean", tpr_3="tpr_at_1e-03_mean", effect_scale=2.0)
+
+    # --- the steward's audit ---------------------------------------------------------------------
+    def explain(self, row: dict) -> str:
+        return membership_auc(row)
+
+    def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
+        """The members DOMIAS's density-ratio score flags at FPR 1e-2."""
+        return flagged_members(records, "score")

@@ -17,6 +17,7 @@ from ..anonymity._inputs import DEFAULT_N_ATTACKS
 from . import _control
 from .base import Measure, MeasureResult
 from .registry import register_measure
+from .wording import control_corrected
 
 
 @register_measure
@@ -60,3 +61,14 @@ class Inference(Measure):
 
     def evidence(self, tables_dir):
         return _control.evidence(tables_dir, self.name, self.risk, "attack")
+
+    # --- the steward's audit ---------------------------------------------------------------------
+    def explain(self, row: dict) -> str:
+        return control_corrected(row, "guesses a training record's sensitive value from its nearest synthetic record")
+
+    def exposed_members(self, row, records):
+        """The members whose secret the attack guessed, on the secret of the row's attack
+        (`nearest synthetic record -> {secret}`)."""
+        if "->" in row["attack"]:
+            records = records[records["secret"] == row["attack"].split("->", 1)[1].strip()]
+        return _control.member_flags(records, "correct")

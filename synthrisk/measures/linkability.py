@@ -14,6 +14,7 @@ from ..anonymity._inputs import DEFAULT_N_ATTACKS
 from . import _control
 from .base import Measure, MeasureResult
 from .registry import register_measure
+from .wording import control_corrected
 
 
 @register_measure
@@ -56,3 +57,11 @@ class Linkability(Measure):
 
     def evidence(self, tables_dir):
         return _control.evidence(tables_dir, self.name, self.risk, "attack")
+
+    # --- the steward's audit ---------------------------------------------------------------------
+    def explain(self, row: dict) -> str:
+        return control_corrected(row, "links the two halves of a training record's columns through the release")
+
+    def exposed_members(self, row, records):
+        """The members whose two halves the attack linked."""
+        return _control.member_flags(records, "linked")

@@ -12,9 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..data.split import ROW_ID
 from ..mia.settings import MiaSettings
 from .base import Figure, Measure, MeasureResult, NotApplicable
 from .registry import register_measure
+from .wording import membership_auc
 
 # The AUC attacks of mia.csv and what the verdict calls them.
 AUC_ATTACKS = {"kde_true": "KDE (true distribution)", "kde_realistic": "KDE (realistic)",
@@ -24,6 +26,18 @@ AUC_ATTACKS = {"kde_true": "KDE (true distribution)", "kde_realistic": "KDE (rea
 #: direction, as membership. It is reported in the MIA tables as that bound, never as evidence for
 #: a verdict (a release that is the holdout itself gave it AUC 0.99).
 ORACLE_ATTACKS = {"kde_true"}
+
+
+def flagged_members(records: pd.DataFrame, score: str, fpr: float = 1e-2) -> pd.DataFrame | None:
+    """(row_id, flag) of the members of a membership attack's per-record table (`member` 1/0 and
+    the attack's `score`, higher = more likely a member): flagged when scored above all but `fpr`
+    of the non-members (the attack's TPR at that FPR). None without non-members."""
+    members = records[records["member"] == 1]
+    non_members = records.loc[records["member"] == 0, score].to_numpy(float)
+    if not len(non_members):
+        return None
+    cut = np.quantile(non_members, 1 - fpr)
+    return pd.DataFrame({ROW_ID: members[ROW_ID], "flag": members[score].to_numpy(float) > cut})
 
 
 @register_measure
@@ -96,3 +110,11 @@ class Mia(Measure):
             "detail": "reference: AUC 0.5 and TPR = FPR at 1e-2 (Mann-Whitney and beta-binomial tests, Holm "
                       "over the run's attacks); interval: Hanley-McNeil, widest over seeds",
             "p_value": table.get("auc_p_value_median", np.nan), "effect_scale": 2.0})
+
+    # --- the steward's audit ---------------------------------------------------------------------
+    def explain(self, row: dict) -> str:
+        return membership_auc(row)
+
+    def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
+        """The members the KDE attack's true-distribution score flags at FPR 1e-2."""
+        return flagged_members(records, "p_member_true")

@@ -19,11 +19,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..data.split import ROW_ID
 from ..rapid.settings import RapidSettings
 from .base import Figure, Measure, MeasureResult
 from .registry import register_measure
+from .wording import interval, pct
 
 PAIR = ["dataset", "generator"]
+#: the metric of an evidence row read as the member excess (members against the holdout)
+MEMBER_EXCESS = "RAPID member excess"
 
 
 @register_measure
@@ -147,7 +151,7 @@ class Rapid(Measure):
         return pd.DataFrame({
             "dataset": table["dataset"], "generator": table["generator"], "risk": self.risk,
             "measure": self.name, "attack": table["attacker"] + " -> " + table["sensitive"].astype(str),
-            "metric": np.where(member, "RAPID member excess", "RAPID"),
+            "metric": np.where(member, MEMBER_EXCESS, "RAPID"),
             "value": np.where(member, column("member_excess_mean"), table["rapid_mean"]),
             "reference": np.where(member, 0.0, table["chance_floor_mean"]),
             "ci_low": np.where(member, column("member_excess_ci_low_min"), table["ci_low_min"]),
@@ -157,3 +161,36 @@ class Rapid(Measure):
             "tpr_at_1e-02": np.nan, "tpr_at_1e-03": np.nan, "detail": detail,
             "p_value": np.where(member, column("member_excess_p_value_median"), column("p_value_max")),
             "effect_scale": 1.0})
+
+    # --- the steward's audit ---------------------------------------------------------------------
+    @staticmethod
+    def _attacker_sensitive(row: dict) -> tuple[str, str]:
+        """(attacker, sensitive) of an evidence row's attack `{attacker} -> {sensitive}`."""
+        attacker, sensitive = [part.strip() for part in row["attack"].split("->", 1)]
+        return attacker, sensitive
+
+    def explain(self, row: dict) -> str:
+        attacker, sensitive = self._attacker_sensitive(row)
+        value, reference = float(row["value"]), float(row["reference"])
+        if row.get("metric") == MEMBER_EXCESS:
+            return (f"A model ({attacker}) trained on the release alone infers a training record's '{sensitive}' from its "
+                    f"quasi-identifiers, confidently and correctly, {pct(value)} more often than for holdout records the "
+                    f"release was not made from{interval(row)}; what it infers as well about anyone of the population "
+                    "is population-level inference, not a leak of the training records.")
+        return (f"A model ({attacker}) trained on the release alone and given a training record's quasi-identifiers "
+                f"infers its '{sensitive}' confidently and correctly for {pct(value)} of the training records"
+                f"{interval(row)}; guessing from the release's label shares does so for {pct(reference)} "
+                "(chance floor).")
+
+    def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
+        """The members the attacker infers confidently and correctly (`at_risk`)."""
+        return pd.DataFrame({ROW_ID: records[ROW_ID], "flag": records["at_risk"].astype(bool)})
+
+    def unit_of(self, row: dict) -> str | None:
+        attacker, sensitive = self._attacker_sensitive(row)
+        return f"{attacker}-{sensitive}"
+
+    def compares_with_holdout(self, row: dict) -> bool:
+        """The member excess reads the members against the holdout; RAPID against its chance floor
+        (no holdout) does not."""
+        return row.get("metric") == MEMBER_EXCESS

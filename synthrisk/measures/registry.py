@@ -12,7 +12,7 @@ from .base import Measure
 
 _REGISTRY: dict[str, Measure] = {}
 # Modules of this package that hold the machinery, not a measure.
-_MACHINERY = {"base", "registry", "runner", "verdict", "tabulate"}
+_MACHINERY = {"base", "registry", "runner", "verdict", "tabulate", "wording"}
 
 
 def register_measure(cls: type[Measure]) -> type[Measure]:

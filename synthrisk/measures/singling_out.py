@@ -16,6 +16,7 @@ from ..anonymity._inputs import DEFAULT_N_ATTACKS
 from . import _control
 from .base import Measure, MeasureResult
 from .registry import register_measure
+from .wording import control_corrected
 
 
 @register_measure
@@ -59,3 +60,7 @@ class SinglingOut(Measure):
 
     def evidence(self, tables_dir):
         return _control.evidence(tables_dir, self.name, self.risk, "attack")
+
+    # --- the steward's audit (no subgroups: the per-record table is per query) --------------------
+    def explain(self, row: dict) -> str:
+        return control_corrected(row, "isolates a single training record with a query written from the release")

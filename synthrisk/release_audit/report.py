@@ -32,12 +32,10 @@ def _row(table: pd.DataFrame) -> list[dict]:
     return [{k: _clean(v) for k, v in r.items()} for r in table.to_dict("records")]
 
 
-def _run_of(row: dict, runs: list[Outcome]) -> Outcome | None:
-    """The run whose records hold the attack of a verdict row (RAPID: its attacker x sensitive unit)."""
-    unit = None
-    if row["measure"] == "rapid":
-        attacker, sensitive = [part.strip() for part in row["attack"].split("->", 1)]
-        unit = f"{attacker}-{sensitive}"
+def _run_of(row: dict, measure, runs: list[Outcome]) -> Outcome | None:
+    """The run whose records hold the attack of a verdict row (the measure's `unit_of` the row: RAPID's
+    attacker x sensitive unit)."""
+    unit = measure.unit_of(row)
     return next((r for r in runs if r.measure_name == row["measure"] and r.unit == unit and r.status == "ok"), None)
 
 
@@ -47,45 +45,44 @@ def _reasons(runs: list[Outcome], names: list[str]) -> str:
 
 
 def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data) -> list[dict]:
-    """One entry per risk type, measured or not (then with the reasons)."""
+    """One entry per risk type, measured or not (then with the reasons). `measures`: {name: (measure,
+    settings)}; the measure of a risk's strongest attack words it, finds its run and reads its records."""
+    population = (data.checks or {}).get("same_population") or {}
     entries = []
     for risk, label in RISKS.items():
         names = [name for name, (m, _) in measures.items() if m.risk == risk]
         found = risks[risks["risk"] == risk]
         if found.empty:
             entries.append({"risk": risk, "label": label, "measured": False, "at_risk": None, "level": "not measured",
-                            "verdict": f"not measured: {_reasons(runs, names)}", "measures": names})
+                            "verdict": f"not measured: {_reasons(runs, names)}", "measures": names, "unreliable": None})
             continue
         row = {k: _clean(v) for k, v in found.iloc[0].items()}
+        measure = measures[row["measure"]][0]
         at_risk = row["level"] == LEVELS["at_risk"]
         # Subgroups of an attack that does not beat its reference would rank noise.
-        run = _run_of(row, runs) if row["level"] != LEVELS["no_evidence"] else None
+        run = _run_of(row, measure, runs) if row["level"] != LEVELS["no_evidence"] else None
         records = read_table(run.run.records_path) if run else pd.DataFrame()
-        entries.append({
+        entry = {
             "risk": risk, "label": label, "measured": True, "at_risk": at_risk, "level": row["level"],
-            "verdict": row["verdict"], "meaning": explain.meaning(row),
+            "verdict": row["verdict"], "meaning": explain.meaning(row, measure),
             "policy": {"threshold": row["threshold"], "alpha": row["alpha"], "effect": row["effect"],
                        "effect_low": row["effect_low"], "effect_high": row["effect_high"], "p_holm": row["p_holm"],
                        "detectable_effect": row["detectable_effect"]},
             "strongest_attack": {k: row[k] for k in ("attack", "measure", "metric", "value", "reference", "excess",
                                                      "ci_low", "ci_high", "tpr_at_1e-02", "tpr_at_1e-03", "detail")},
             "n_attacks": row["n_attacks"], "n_attacks_beating": row["n_attacks_beating"], "measures": names,
-            "subgroups": explain.subgroups(row, records, data.members, data.schema),
-            "not_run": _reasons(runs, names) if any(r.measure_name in names and r.status != "ok" for r in runs) else None})
-    population = (data.checks or {}).get("same_population") or {}
-    for entry in entries:
-        # Membership is read against the holdout: when the holdout is another population, any
-        # difference between the two files looks like leakage (or hides it).
-        entry["unreliable"] = None
-        # Attribute inference read as the member excess compares members with the holdout too.
-        metric = (entry.get("strongest_attack") or {}).get("metric")
-        against_holdout = entry["risk"] == "membership" or (
-            entry["risk"] == "attribute_inference" and metric == "RAPID member excess")
-        if against_holdout and entry["measured"] and population.get("differs"):
+            "subgroups": explain.subgroups(row, measure, records, data.members, data.schema),
+            "not_run": _reasons(runs, names) if any(r.measure_name in names and r.status != "ok" for r in runs) else None,
+            "unreliable": None}
+        # An attack that reads the members against the holdout (membership; RAPID's member excess):
+        # when the holdout is another population, any difference between the two files looks like
+        # leakage (or hides it).
+        if population.get("differs") and measure.compares_with_holdout(row):
             entry["unreliable"] = (f"training and holdout records do not look like one population (classifier AUC "
                                    f"{population['auc']:.3f}, p = {population['p_value']:.2g}): this verdict compares "
                                    "the release with records of another population")
             entry["verdict"] = f"{entry['verdict']} (unreliable: the holdout is not of the training records' population)"
+        entries.append(entry)
     return entries
 
 

@@ -1,0 +1,156 @@
+"""What the audit says about a risk's strongest attack is asked of its measure (issue #29): its
+sentence (`explain`), the members it got right (`exposed_members`, for the subgroups), the run that
+holds its records (`unit_of`) and whether it reads the members against the holdout
+(`compares_with_holdout`). A plug-in's own hooks reach the audit's risk entry; every built-in risk
+measure words its own attack."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthrisk.data.schema import DatasetSchema
+from synthrisk.measures import EVIDENCE_COLUMNS, Measure, builtin_measures
+from synthrisk.measures.policy import LEVELS
+from synthrisk.measures.runner import Outcome, UnitRun
+from synthrisk.measures.verdict import risk_table
+from synthrisk.measures.wording import generic
+from synthrisk.release_audit import explain
+from synthrisk.release_audit.report import risk_entries
+
+SENTENCE = "The echo attack repeats {value:.0%} of the training records word for word."
+
+
+class Echo(Measure):
+    """A plug-in membership measure with hooks of its own, one unit per column (not registered:
+    the registry is shared by the process)."""
+
+    name = "echo"
+    title = "Echo"
+    risk = "membership"
+
+    def units(self, schema, settings):
+        return ["a", "b"]
+
+    def explain(self, row):
+        return SENTENCE.format(value=float(row["value"]))
+
+    def exposed_members(self, row, records):
+        members = records[records["member"] == 1]
+        return pd.DataFrame({"row_id": members["row_id"], "flag": members["echoed"].astype(bool)})
+
+    def unit_of(self, row):
+        return row["attack"].removeprefix("echo ")
+
+
+class Plain(Measure):
+    """A plug-in that words nothing of its own."""
+
+    name = "plain"
+    title = "Plain"
+    risk = "singling_out"
+
+
+def evidence(measure: str, risk: str, attack: str, value: float, reference: float, se: float, p: float) -> pd.DataFrame:
+    row = {"dataset": "audit", "generator": "release", "risk": risk, "measure": measure, "attack": attack,
+           "metric": "echo rate", "value": value, "reference": reference, "ci_low": value - 1.96 * se,
+           "ci_high": value + 1.96 * se, "n_seeds": 1, "n_seeds_beating": 1, "tpr_at_1e-02": np.nan,
+           "tpr_at_1e-03": np.nan, "detail": "", "p_value": p, "effect_scale": 1.0}
+    return pd.DataFrame([row])[EVIDENCE_COLUMNS]
+
+
+@pytest.fixture
+def members() -> tuple[pd.DataFrame, DatasetSchema]:
+    """200 members; the echo attack gets the 'young' ones right far more often than the others."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"row_id": np.arange(200), "age": np.repeat(["young", "old"], 100),
+                          "zip": rng.choice(["1", "2"], 200), "income": rng.choice(["low", "high"], 200)})
+    schema = DatasetSchema.from_dict({
+        "name": "toy", "source": {"frame": "test"},
+        "columns": {"age": {"type": "categorical"}, "zip": {"type": "categorical"}, "income": {"type": "categorical"}},
+        "quasi_identifiers": ["age", "zip"], "sensitive": ["income"]})
+    return frame, schema
+
+
+def outcome(measure: Measure, unit: str, records: pd.DataFrame, tmp_path) -> Outcome:
+    path = tmp_path / f"{measure.name}-{unit}.csv"
+    records.to_csv(path, index=False)
+    return Outcome(UnitRun(measure, None, unit, path, tmp_path / f"{measure.name}-{unit}.json"), "ok", None, 0.1)
+
+
+def test_a_plugin_measures_own_hooks_reach_the_audit_risk_entry(members, tmp_path):
+    frame, schema = members
+    echo = Echo()
+    risks = risk_table(evidence("echo", "membership", "echo b", 0.40, 0.0, 0.02, 1e-9))
+    assert risks["level"].iloc[0] == LEVELS["at_risk"]
+    echoed = np.r_[np.arange(100) % 10 < 8, np.arange(100) % 10 < 1]  # young: 80%, old: 10%
+    records = frame[["row_id"]].assign(member=1, echoed=echoed)
+    # The run of unit 'a' holds other records: the entry must read unit b's, which `unit_of` names.
+    runs = [outcome(echo, "a", records.assign(echoed=False), tmp_path), outcome(echo, "b", records, tmp_path)]
+    data = SimpleNamespace(members=frame, schema=schema, checks={"same_population": {"differs": False}})
+    entry = next(e for e in risk_entries(risks, runs, {"echo": (echo, echo.Settings())}, data)
+                 if e["risk"] == "membership")
+    assert entry["meaning"].startswith("The echo attack repeats 40% of the training records word for word. ")
+    assert "the release is at risk of membership inference" in entry["meaning"]
+    top = entry["subgroups"][0]
+    assert (top["column"], top["group"], top["n"], top["n_exposed"]) == ("age", "young", 100, 80)
+    assert top["share_exposed_overall"] == pytest.approx(0.45)
+    assert entry["unreliable"] is None
+    # A membership attack reads the members against the holdout by default: another population
+    # makes its verdict unreliable.
+    data.checks = {"same_population": {"differs": True, "auc": 0.9, "p_value": 0.001}}
+    entry = next(e for e in risk_entries(risks, runs, {"echo": (echo, echo.Settings())}, data)
+                 if e["risk"] == "membership")
+    assert entry["unreliable"] and "(unreliable:" in entry["verdict"]
+
+
+def test_a_plugin_without_hooks_gets_the_generic_sentence_and_no_subgroups(members):
+    frame, schema = members
+    row = risk_table(evidence("plain", "singling_out", "plain query", 0.30, 0.0, 0.02, 1e-9)).iloc[0].to_dict()
+    plain = Plain()
+    assert explain.meaning(row, plain).startswith("plain query: echo rate 0.3 against its reference 0. ")
+    records = frame[["row_id"]].assign(member=1)
+    assert explain.subgroups(row, plain, records, frame, schema) == []
+    assert plain.unit_of(row) is None and not plain.compares_with_holdout(row)
+
+
+ROWS = {
+    "rapid": [{"attack": "rf -> income", "metric": "RAPID member excess", "value": 0.05, "reference": 0.0},
+              {"attack": "rf -> income", "metric": "RAPID", "value": 0.45, "reference": 0.30}],
+    "mia": [{"attack": "kde_realistic", "metric": "AUC", "value": 0.62, "reference": 0.5, "tpr_at_1e-02": 0.05}],
+    "domias": [{"attack": "DOMIAS", "metric": "AUC", "value": 0.61, "reference": 0.5}],
+    "dcr": [{"attack": "DCR closer to members", "metric": "share closer to members", "value": 0.55, "reference": 0.5}],
+    "singling_out": [{"attack": "singling out (univariate)", "metric": "risk vs control", "value": 0.1,
+                      "reference": 0.0}],
+    "linkability": [{"attack": "linkability (1 neighbour)", "metric": "risk vs control", "value": 0.1,
+                     "reference": 0.0}],
+    "inference": [{"attack": "nearest synthetic record -> income", "metric": "risk vs control", "value": 0.1,
+                   "reference": 0.0}],
+}
+
+
+def test_every_builtin_risk_measure_words_its_own_attack():
+    risky = {name: m for name, m in builtin_measures().items() if m.risk}
+    assert set(ROWS) <= set(risky)
+    for name, measure in risky.items():
+        assert type(measure).explain is not Measure.explain, f"{name} falls back to the generic sentence"
+        for row in ROWS.get(name, []):
+            row = {"measure": name, "risk": measure.risk, "ci_low": None, "ci_high": None, **row}
+            sentence = measure.explain(row)
+            assert sentence and sentence != generic(row), name
+
+
+def test_rapid_names_its_unit_and_reads_the_holdout_only_for_the_member_excess():
+    rapid = builtin_measures()["rapid"]
+    excess, floor = ({"risk": "attribute_inference", **row} for row in ROWS["rapid"])
+    assert rapid.unit_of(excess) == "rf-income" == rapid.unit_of({**excess, "attack": "rf->income"})
+    assert rapid.compares_with_holdout(excess) and not rapid.compares_with_holdout(floor)
+    for name in ("mia", "domias", "dcr"):
+        assert builtin_measures()[name].compares_with_holdout({"risk": "membership", **ROWS[name][0]})
+    for name in ("singling_out", "linkability", "inference"):
+        measure = builtin_measures()[name]
+        assert measure.unit_of(ROWS[name][0]) is None
+        assert not measure.compares_with_holdout({"risk": measure.risk, **ROWS[name][0]})
