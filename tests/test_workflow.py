@@ -74,6 +74,14 @@ def test_report_renders_in_headless_chromium(tiny_run):
         captions = driver.execute_script(
             "return Array.from(document.querySelectorAll('figure')).map(f => [f.id, f.querySelector('figcaption').innerText]);")
         failures = driver.find_element("id", "failures").find_element("xpath", "following-sibling::*[1]").text
+        # The answer first: the verdict matrix starts on a laptop's first screen, and nothing on the
+        # page is wider than the window (no table scrolls sideways).
+        driver.set_window_size(1366, 768)
+        matrix_top = driver.execute_script("return document.getElementById('verdicts').getBoundingClientRect().top;")
+        matrix = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#verdicts tbody tr'))"
+            ".map(r => [r.cells[0].innerText, r.cells[1].innerText, r.cells.length]);")
+        widths = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth];")
         provenance = driver.execute_script("return document.body.innerText;")
     finally:
         driver.quit()
@@ -83,6 +91,9 @@ def test_report_renders_in_headless_chromium(tiny_run):
     # Every figure says what it shows: its caption has more than the figure's name.
     assert all(len(text) > len(name) + 80 for name, text in captions), captions
     assert sorted(rows) == sorted(["adult", g] for g in ("cart", "independent", "broken"))
+    assert matrix_top < 768 and widths[0] <= widths[1], (matrix_top, widths)
+    assert {("adult", "cart"), ("adult", "independent")} <= {tuple(r[:2]) for r in matrix}
+    assert {r[2] for r in matrix} == {6}  # dataset, generator, four risks
     assert "broken" in failures and "NoSuchSynthesizer" in failures
     for needle in ("Configuration as run", "scikit-learn", "Wall time per stage", "generate", "seeds [0]"):
         assert needle in provenance, needle

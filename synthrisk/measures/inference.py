@@ -63,6 +63,11 @@ class Inference(Measure):
         return _control.evidence(tables_dir, self.name, self.risk, "attack")
 
     # --- the steward's audit ---------------------------------------------------------------------
+
+    def compares_with_holdout(self, row: dict) -> bool:
+        # Its control set is the holdout: a holdout of another population corrects by the wrong rate.
+        return True
+
     def explain(self, row: dict) -> str:
         return control_corrected(row, "guesses a training record's sensitive value from its nearest synthetic record")
 

@@ -62,5 +62,10 @@ class SinglingOut(Measure):
         return _control.evidence(tables_dir, self.name, self.risk, "attack")
 
     # --- the steward's audit (no subgroups: the per-record table is per query) --------------------
+
+    def compares_with_holdout(self, row: dict) -> bool:
+        # Its control set is the holdout: a holdout of another population corrects by the wrong rate.
+        return True
+
     def explain(self, row: dict) -> str:
         return control_corrected(row, "isolates a single training record with a query written from the release")

@@ -10,7 +10,8 @@ So:
 - copies of one record inside the holdout are counted the same way (400 copies of one non-member
   are one piece of evidence, not 400);
 - a classifier told to separate members from holdout records (no synthetic data involved) tests
-  that both come from one population; when it can, every membership verdict is marked unreliable.
+  that both come from one population; when it can, every verdict read against the holdout (membership, the
+  control-set attacks, RAPID's member excess) is marked unreliable.
 Files too small for any verdict are refused; small ones are noted."""
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import yaml
 
 from ..report.html import _data_uri, _frame_html
 from ..report.summary import plot_evidence
+from ..report.verdicts import LEVEL_CSS, level_class, verdict_matrix_html
 from .explain import MIN_SUBGROUP
 from .run import DATASET, RELEASE
 
@@ -57,6 +58,15 @@ def _evidence_table(evidence: list[dict]) -> str:
     return _frame_html(frame, table_id="evidence")
 
 
+def _risk_rows(risks: list[dict]) -> pd.DataFrame:
+    """The audit's risk entries as rows of the verdict matrix (one release; unmeasured risks left out)."""
+    rows = [{"dataset": DATASET, "generator": RELEASE, "risk": r["risk"], "level": r["level"], "verdict": r["verdict"],
+             **{k: (r.get("strongest_attack") or {}).get(k) for k in ("attack", "value", "reference", "ci_low", "ci_high")}}
+            for r in risks if r["measured"]]
+    return pd.DataFrame(rows, columns=["dataset", "generator", "risk", "level", "verdict", "attack", "value",
+                                       "reference", "ci_low", "ci_high"])
+
+
 def render(report: dict, figures: Path, out: Path) -> Path:
     import jinja2
 
@@ -68,6 +78,8 @@ def render(report: dict, figures: Path, out: Path) -> Path:
     utility_run = next(m for m in report["measures"] if m["measure"] == "utility")
     page = env.get_template("audit.html.j2").render(
         **{k: report[k] for k in ("inputs", "schema", "risks", "seconds", "seed", "versions", "policy")},
+        verdicts=verdict_matrix_html(_risk_rows(report["risks"]), table_id="verdict-matrix"),
+        level_css=LEVEL_CSS, level_class=level_class,
         utility=utility,
         min_subgroup=MIN_SUBGROUP,
         utility_reason=utility_run["reason"],

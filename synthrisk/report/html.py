@@ -16,6 +16,7 @@ import yaml
 
 from ..versions import library_versions
 from .provenance import PACKAGES, benchmark_records, git_revision, stage_times
+from .verdicts import LEVEL_CSS, verdict_matrix_html
 
 # Figures that no measure makes: figure file prefix -> (section, caption file in workflow/report/).
 # The measures' sections sit between the first two and the last (synthrisk.measures).
@@ -25,6 +26,8 @@ BEFORE_MEASURES = [("risk_evidence_", "Every attack against its reference", "ris
 AFTER_MEASURES = [("dp_", "DP sufficient statistics", "dp.rst"),
                   ("privacy_audit", "Empirical ε audit of DP generators", "privacy_audit.rst"),
                   ("shadow_mia_", "Shadow-model membership inference", "shadow_mia.rst")]
+#: the figure section shown with the verdicts on the report's first screen
+FIRST_SCREEN = "Risk against utility"
 #: a table column that marks a row as a violation (synthrisk.privacy_audit: epsilon_lower > nominal): shown red
 FLAG_COLUMN = "flagged"
 # Wildcards that a caption reads (as Snakemake's report passes them), recovered from figure names.
@@ -33,17 +36,6 @@ CAPTION_WILDCARDS = {"dp_": "experiment"}
 SUMMARY_HEAD = {"dataset": "dataset", "generator": "generator", "epsilon": "ε", "dp_guarantee": "DP guarantee",
                 "status": "status"}
 SUMMARY_TAIL = {"fit_seconds": "fit s"}
-
-
-def summary_columns(measures: dict) -> dict[str, str]:
-    """Summary-table columns shown in the report and their labels: the generator's, each measure's
-    (in the measures' order), the verdict per risk, the fit time."""
-    from ..measures.verdict import VERDICT_LABELS
-
-    labels = dict(SUMMARY_HEAD)
-    for measure in measures.values():
-        labels.update(measure.summary_labels)
-    return {**labels, **VERDICT_LABELS, **SUMMARY_TAIL}
 
 
 def _data_uri(path: Path) -> str:
@@ -113,10 +105,18 @@ def _flagged_html(frame: pd.DataFrame, uuid: str) -> str:
     return styler.to_html()
 
 
-def summary_html(summary: pd.DataFrame, measures: dict | None = None) -> str:
-    labels = summary_columns(measures or {})
-    shown = summary[[c for c in labels if c in summary]].rename(columns=labels)
-    return _frame_html(shown, table_id="summary")
+def summary_tables(summary: pd.DataFrame, measures: dict) -> list[dict]:
+    """The summary in narrow tables that fit a laptop screen: the generators' own columns (table
+    `summary`), then one table per measure with its columns. The verdicts are the matrix's."""
+    keys = {"dataset": "dataset", "generator": "generator"}
+    groups = [("Generators", "summary", {**SUMMARY_HEAD, **SUMMARY_TAIL})]
+    groups += [(measure.title, f"summary-{name}", {**keys, **measure.summary_labels}) for name, measure in measures.items()]
+    tables = []
+    for title, table_id, labels in groups:
+        columns = [c for c in labels if c in summary]
+        if len(columns) > len(keys):
+            tables.append({"title": title, "html": _frame_html(summary[columns].rename(columns=labels), table_id=table_id)})
+    return tables
 
 
 def failures(summary: pd.DataFrame) -> pd.DataFrame:
@@ -149,11 +149,16 @@ def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: 
     summary = pd.read_csv(summary_csv)
     env = jinja2.Environment(loader=jinja2.PackageLoader("synthrisk.report", "templates"),
                              autoescape=jinja2.select_autoescape(["html"]))
+    sections = figure_sections(figures, captions_dir, measures, list(config.get("datasets", {})))
+    first = [s for s in sections if s["title"] == FIRST_SCREEN]
     page = env.get_template("report.html.j2").render(
-        summary=summary_html(summary, measures),
+        verdicts=verdict_matrix_html(pd.read_csv(tables["risk"])) if "risk" in tables else None,
+        level_css=LEVEL_CSS,
+        risk_utility=first[0] if first else None,
+        summaries=summary_tables(summary, measures),
         n_pairs=len(summary),
         failures=_frame_html(failures(summary)) if (summary["status"] != "ok").any() else None,
-        sections=figure_sections(figures, captions_dir, measures, list(config.get("datasets", {}))),
+        sections=[s for s in sections if s["title"] != FIRST_SCREEN],
         tables=[{"name": name, "html": _frame_html(pd.read_csv(path))} for name, path in tables.items()],
         config=yaml.safe_dump(config, sort_keys=False),
         seeds=config.get("seeds"),
