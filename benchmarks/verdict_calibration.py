@@ -31,6 +31,9 @@ def main(argv=None) -> int:
     parser.add_argument("--measures", nargs="+", default=list(RISK_MEASURES))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="results/calibration")
+    parser.add_argument("--publish", action="store_true",
+                        help="also write the risk verdicts' power and false-positive rates to "
+                             "synthrisk/reference/calibration_power.csv, which the audit quotes")
     parser.add_argument("--summarise", action="store_true",
                         help="only tabulate the calibration_runs_*.csv already in --out (e.g. of a stopped study)")
     args = parser.parse_args(argv)
@@ -58,10 +61,34 @@ def main(argv=None) -> int:
     table = rates(pd.concat(frames, ignore_index=True))
     table.to_csv(out / f"calibration_{args.dataset}.csv", index=False)
     smallest_detected(table).to_csv(out / f"calibration_power_{args.dataset}.csv", index=False)
+    if args.publish:
+        publish(table)
     verdicts = table[table["attack"] == "(risk verdict)"]
     print(verdicts[["n", "release", "risk", "splits", "rate", "rate_low", "rate_high", "rate_at_risk"]]
           .to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
+
+
+def publish(table) -> None:
+    """The study's risk verdicts into the package's published table, replacing its rows of the same
+    dataset and n (other sizes' rows are kept)."""
+    import subprocess
+
+    import pandas as pd
+
+    from synthrisk.calibrated_power import PUBLISHED, publish_table
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parents[1]).stdout.strip() or "unknown"
+    new = publish_table(table, commit)
+    path = Path(__file__).resolve().parents[1] / "synthrisk" / PUBLISHED
+    if path.exists():
+        old = pd.read_csv(path)
+        keys = set(zip(new["dataset"], new["n"]))
+        new = pd.concat([old[[k not in keys for k in zip(old["dataset"], old["n"])]], new], ignore_index=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new.sort_values(["dataset", "n", "risk", "share"]).to_csv(path, index=False)
+    print(f"published: {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":

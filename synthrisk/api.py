@@ -28,7 +28,7 @@ __all__ = ["Audit", "audit"]
 #: the columns of `Audit.risks`, in order
 RISK_COLUMNS = ["risk", "level", "verdict", "attack", "measure", "metric", "value", "reference", "ci_low", "ci_high",
                 "p_holm", "threshold", "effect", "effect_low", "effect_high", "alpha", "detectable_effect",
-                "unreliable"]
+                "calibrated_power", "unreliable"]
 #: the columns of `Audit.measures`, in order
 MEASURE_COLUMNS = ["measure", "title", "risk", "status", "verdict", "reason", "subsample_note", "seconds"]
 
@@ -52,7 +52,8 @@ class Audit:
         (at risk / detectable, below the policy threshold / no evidence / not measured), the verdict
         sentence, the strongest attack with its value, reference and interval, the Holm-adjusted
         p-value, the policy threshold and the effect it is compared with, the family-wise level, the
-        smallest effect the audit detects with the policy's power, and a warning when the verdict
+        smallest effect the audit detects with the policy's power, what the verdict detected in the
+        calibration study at the nearest calibrated size, and a warning when the verdict
         compares the release with records of another population."""
         rows = []
         for entry in self.report["risks"]:
@@ -63,7 +64,7 @@ class Audit:
                                                        "ci_high")},
                          **{k: policy.get(k) for k in ("p_holm", "threshold", "effect", "effect_low", "effect_high",
                                                        "alpha", "detectable_effect")},
-                         "unreliable": entry.get("unreliable")})
+                         "calibrated_power": entry.get("calibrated_power"), "unreliable": entry.get("unreliable")})
         return pd.DataFrame(rows, columns=RISK_COLUMNS)
 
     @property

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import calibrated_power
 from ..io import finite_or_null, read_json, read_table
 from ..measures.base import RISKS
 from ..measures.policy import LEVELS, Policy
@@ -73,6 +74,8 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data)
             "n_attacks": row["n_attacks"], "n_attacks_beating": row["n_attacks_beating"], "measures": names,
             "subgroups": explain.subgroups(row, measure, records, data.members, data.schema),
             "not_run": _reasons(runs, names) if any(r.measure_name in names and r.status != "ok" for r in runs) else None,
+            # What this verdict detected in the calibration study at the nearest calibrated size.
+            "calibrated_power": calibrated_power.statement(risk, len(data.members)),
             "unreliable": None}
         # An attack that reads the members against the holdout (membership; RAPID's member excess):
         # when the holdout is another population, any difference between the two files looks like

@@ -1,0 +1,83 @@
+"""What the verdicts detected in the calibration study (`benchmarks/verdict_calibration.py`), as
+the audit quotes it next to a risk that shows no evidence: "in the calibration study at about this
+size, this verdict detected member copies in X % of the release with 80 % power".
+
+The study's published result is `synthrisk/reference/calibration_power.csv` (written by the
+benchmark with `--publish`; one row per dataset x n x risk x member-copy share: the share of
+splits whose risk verdict fired, its Clopper-Pearson interval, the splits, the false-positive rate
+of the same verdict on the null releases, and the commit). The audit picks the calibrated size
+nearest to its training file's (on a log scale) and says which it is."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from importlib import resources
+
+import pandas as pd
+
+#: the published calibration result (package data)
+PUBLISHED = "reference/calibration_power.csv"
+COLUMNS = ["dataset", "n", "risk", "share", "splits", "power", "power_low", "power_high", "null_rate",
+           "null_rate_high", "null_splits", "commit"]
+
+
+@lru_cache(maxsize=1)
+def published() -> pd.DataFrame:
+    """The published table (empty when none is shipped)."""
+    path = resources.files("synthrisk").joinpath(PUBLISHED)
+    if not path.is_file():
+        return pd.DataFrame(columns=COLUMNS)
+    with path.open() as handle:
+        return pd.read_csv(handle)
+
+
+def publish_table(table: pd.DataFrame, commit: str) -> pd.DataFrame:
+    """The published form of `synthrisk.calibration.rates` output: per dataset x n x risk x copy
+    share, the risk verdict's power; beside it the verdict's highest false-positive rate over the
+    null releases (and the upper end of its interval)."""
+    from .calibration import NULLS
+
+    verdicts = table[table["attack"] == "(risk verdict)"]
+    nulls = verdicts[verdicts["release"].isin(NULLS)]
+    worst = (nulls.sort_values("rate").groupby(["dataset", "n", "risk"]).tail(1)
+             .set_index(["dataset", "n", "risk"])[["rate", "rate_high", "splits"]])
+    copies = verdicts[verdicts["release"].str.startswith("copies_")]
+    rows = []
+    for r in copies.itertuples():
+        null = worst.loc[(r.dataset, r.n, r.risk)] if (r.dataset, r.n, r.risk) in worst.index else None
+        rows.append({"dataset": r.dataset, "n": int(r.n), "risk": r.risk, "share": float(r.release.split("_")[1]),
+                     "splits": int(r.splits), "power": r.rate, "power_low": r.rate_low, "power_high": r.rate_high,
+                     "null_rate": None if null is None else float(null["rate"]),
+                     "null_rate_high": None if null is None else float(null["rate_high"]),
+                     "null_splits": None if null is None else int(null["splits"]), "commit": commit})
+    return pd.DataFrame(rows, columns=COLUMNS).sort_values(["dataset", "n", "risk", "share"]).reset_index(drop=True)
+
+
+def statement(risk: str, n_train: int, power: float = 0.8, table: pd.DataFrame | None = None) -> str | None:
+    """One sentence on what this risk's verdict detected in the calibration study at the calibrated
+    size nearest to `n_train`, or None when the study has no row for the risk."""
+    table = published() if table is None else table
+    rows = table[table["risk"] == risk]
+    if rows.empty:
+        return None
+    sizes = sorted(rows["n"].unique())
+    n = min(sizes, key=lambda size: abs(math.log(size) - math.log(max(n_train, 1))))
+    at = rows[rows["n"] == n].sort_values("share")
+    dataset = ", ".join(sorted(at["dataset"].unique()))
+    detected = at[at["power"] >= power]
+    splits = int(at["splits"].min())
+    where = (f"In the calibration study ({dataset}, {n:,} training records per split, {splits} random splits; "
+             f"this file has {n_train:,})")
+    null = at["null_rate"].dropna()
+    false_alarm = (f"; on releases that never saw the members it fired in {100 * null.max():.1f} % of splits"
+                   if len(null) else "")
+    if detected.empty:
+        largest = at.iloc[-1]
+        return (f"{where}, this verdict did not reach {power:.0%} power on any share of member copies tried: it "
+                f"fired in {100 * largest['power']:.0f} % of splits at {100 * largest['share']:g} % copies"
+                f"{false_alarm}.")
+    first = detected.iloc[0]
+    return (f"{where}, this verdict detected a release in which {100 * first['share']:g} % of the records are "
+            f"copies of training records in {100 * first['power']:.0f} % of splits (at least {power:.0%} power)"
+            f"{false_alarm}.")
