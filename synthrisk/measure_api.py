@@ -1,0 +1,624 @@
+"""One measure at a time, with one signature and one result type.
+
+    import synthrisk
+    found = synthrisk.dcr(train, synthetic, holdout, sensitive="income")
+    found.verdict, found.value, found.reference, found.ci_low, found.ci_high, found.p_value
+    found.records                     # the per-record table
+    found.evidence                    # every attack of the measure against its reference
+
+Every function takes the training records, the synthetic release and the holdout, in that order
+(the only positional arguments), then keywords, and returns a `Measurement`. Each runs one measure
+exactly as `synthrisk.audit` runs it: the inputs read and checked where they enter
+(`synthrisk.release_audit.inputs.read_inputs`: DataFrames or files, a schema inferred when none is
+given), the measure's units through the shared runner (`synthrisk.measures.runner`) in a scratch
+folder that is removed afterwards, the measure's own `summarise` and `evidence`, and the verdict
+read by `synthrisk.measures.verdict.risk_table` against a `Policy`. Settings default to the audit's
+(`synthrisk.release_audit.run.AUDIT_SETTINGS`, else the measure's own `Settings`); keywords beyond
+the common ones are the measure's settings, and an unknown one is refused by name.
+
+The verdict here reads the measure's own attacks (Holm over them); the audit reads every measure of
+a risk together, so a risk's level in `synthrisk.audit` may differ from one measure's.
+
+`synthrisk.dcr`, `mia`, `domias`, `rapid` and `utility` are also the subpackages of the underlying
+methods (`synthrisk.dcr.dcr` has its own signature): those subpackages forward a call to the
+function of the same name here (`synthrisk._measure_modules`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import math
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from .data.schema import DatasetSchema
+from .errors import ConfigError
+from .measures import EVIDENCE_COLUMNS, Measure
+from .measures.policy import Policy, load_policy, policy_from_mapping
+
+__all__ = ["Measurement", "dcr", "domias", "inference", "linkability", "measure", "mia", "rapid", "singling_out",
+           "utility"]
+
+#: the summary keys the runner adds for the workflow's tables; a lone release has no dataset or generator
+_RUN_KEYS = ("dataset", "generator")
+
+
+@dataclass(frozen=True, eq=False)
+class Measurement:
+    """What one measure found on one release: its strongest attack against its reference, with the
+    interval, the p-value and the verdict, and the tables behind them.
+
+    Attributes
+    ----------
+    measure : str
+        The measure's name (`"dcr"`, `"rapid"`, ... or a plug-in's).
+    risk : str or None
+        The risk it measures (`membership`, `attribute_inference`, `singling_out`, `linkability`);
+        None for utility.
+    attack : str or None
+        The strongest attack: the one with the largest simultaneous lower bound among those that
+        beat their reference, else the one closest to doing so (smallest p-value).
+    metric : str or None
+        What `value` is (`AUC`, `share closer to members`, `RAPID member excess`, `risk vs control`,
+        `SDMetrics quality`).
+    value, reference : float or None
+        The strongest attack's value and the reference it is read against (chance, the holdout, the
+        control records); for utility, the SDMetrics quality score and None.
+    ci_low, ci_high : float or None
+        The value's 95% interval.
+    p_value : float or None
+        The one-sided p-value of the strongest attack beating its reference (its own test, before
+        Holm's adjustment over the measure's attacks, which the verdict applies).
+    verdict : str or None
+        The level (`synthrisk.measures.policy.LEVELS`): "at risk", "detectable, below the policy
+        threshold" or "no evidence"; None for utility, or when no attack gave a number.
+    statement : str or None
+        The verdict as one sentence: the strongest attack, its effect and simultaneous lower bound
+        against the policy threshold, how many attacks beat their reference.
+    records : DataFrame
+        The per-record table (row ids, never real values: members are numbered from 0 in the order
+        of `train`, holdout records after them, unless the frames carry a `row_id` column). A
+        measure with units (RAPID: one per attacker x sensitive attribute) has their tables one under
+        the other, with the unit's keys (`attacker`, `sensitive`) as the first columns. Utility: the
+        efficacy table (target, metric, synthetic, real, ratio).
+    evidence : DataFrame
+        Every attack of the measure against its reference (`synthrisk.measures.EVIDENCE_COLUMNS`),
+        the rows the verdict is read from; empty for utility.
+    details : dict
+        The run's summary (the keys its measure documents, with `seed`, `status` and `error`); for a
+        measure with units, one summary per unit (`{"cart-income": {...}, ...}`).
+    notes : list of str
+        What the input checks found (small files, overlapping records, a holdout that looks like
+        another population, sensitive columns replaced).
+    schema : DatasetSchema
+        The schema the data were checked against (given, or inferred from `train`).
+    """
+
+    measure: str
+    risk: str | None
+    attack: str | None
+    metric: str | None
+    value: float | None
+    reference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    verdict: str | None
+    statement: str | None
+    records: pd.DataFrame = field(repr=False)
+    evidence: pd.DataFrame = field(repr=False)
+    details: dict = field(repr=False)
+    notes: list = field(default_factory=list, repr=False)
+    schema: DatasetSchema | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        def number(x):
+            return "n/a" if x is None else f"{x:.3f}"
+
+        if self.risk is None:
+            return f"Measurement({self.measure}: {self.metric} {number(self.value)})"
+        if self.verdict is None:
+            return f"Measurement({self.measure}, {self.risk}: no attack gave a number)"
+        interval = "" if self.ci_low is None else f" [{number(self.ci_low)}, {number(self.ci_high)}]"
+        p = "" if self.p_value is None else f", p = {self.p_value:.2g}"
+        return (f"Measurement({self.measure}, {self.risk}: {self.verdict}; {self.attack}: {self.metric} "
+                f"{number(self.value)}{interval} vs reference {number(self.reference)}{p})")
+
+
+def _number(value) -> float | None:
+    """A float, or None for a missing or undefined number."""
+    if value is None:
+        return None
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _resolve(name) -> Measure:
+    """The measure named (a registered measure, built-in or plug-in), or the `Measure` given."""
+    from .measures.registry import measure as registered
+
+    if isinstance(name, type) and issubclass(name, Measure):
+        name = name()
+    if isinstance(name, Measure):
+        if not getattr(name, "name", None):
+            raise ConfigError(f"measure: the {type(name).__name__} measure has no `name`")
+        return name
+    if isinstance(name, str):
+        return registered(name)
+    raise ConfigError(f"measure: give the name of a registered measure or a Measure, not a {type(name).__name__}")
+
+
+def _policy(policy) -> Policy:
+    if policy is None:
+        return Policy()
+    if isinstance(policy, Policy):
+        return policy
+    if isinstance(policy, dict):
+        return policy_from_mapping(policy, what="policy")
+    if isinstance(policy, (str, Path)):
+        return load_policy(policy)
+    raise ConfigError(f"policy: give a Policy, a mapping or the path of a policy YAML, not a {type(policy).__name__}")
+
+
+def _read_runs(runs, measure: Measure) -> tuple[pd.DataFrame, dict]:
+    """(records, details) of the measure's runs: one run's table and summary, or, for a measure with
+    units, the tables of its runs that went through one under the other with the unit's keys, and
+    one summary per unit."""
+    from .io import read_json, read_table
+
+    summaries = {}
+    tables = []
+    for outcome in runs:
+        summary = {k: v for k, v in read_json(outcome.run.summary_path).items() if k not in _RUN_KEYS}
+        summaries[outcome.unit] = summary
+        if outcome.status == "ok":
+            table = read_table(outcome.run.records_path)
+            if outcome.unit is not None:
+                keys = measure.unit_key(outcome.unit)
+                table = pd.concat([pd.DataFrame(keys, index=table.index), table.drop(columns=list(keys), errors="ignore")],
+                                  axis=1)
+            tables.append(table)
+    if not measure.has_units:
+        return (tables[0] if tables else pd.DataFrame(columns=list(measure.record_columns))), summaries[None]
+    records = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(measure.record_columns))
+    return records, summaries
+
+
+def _check_outcomes(runs, name: str) -> None:
+    """A failed run stops the call with its error; a measure none of whose runs applied says why."""
+    failed = [r for r in runs if r.status == "failed"]
+    if failed:
+        first = failed[0]
+        raise RuntimeError(f"{first.run.label} failed: {first.reason} (its traceback is on stderr)")
+    if not any(r.status == "ok" for r in runs):
+        raise ConfigError(f"{name}: does not apply to these inputs: {runs[0].reason}")
+
+
+def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, aux=None, seed: int = 0,
+            read_options: dict | None = None, **settings) -> Measurement:
+    """Run one measure on a release, as the audit runs it, and read its verdict.
+
+    The named functions (`dcr`, `mia`, `domias`, `rapid`, `singling_out`, `linkability`,
+    `inference`, `utility`) call this one; it runs a plug-in measure too.
+
+    Parameters
+    ----------
+    name : str or Measure
+        A registered measure's name (built-in, or a plug-in's registered with
+        `synthrisk.measures.register_measure`), or a `synthrisk.measures.Measure` instance or class.
+    train : DataFrame or path
+        The records the generator was trained on (the members).
+    synthetic : DataFrame or path
+        The synthetic release.
+    holdout : DataFrame or path, optional
+        Records of the same population that the generator never saw. The membership measures, the
+        control-set measures and utility need them; RAPID reads the member excess against them and
+        without them falls back to its chance floor.
+    schema : DatasetSchema, dict or path, optional
+        Column types and roles. Default: inferred from `train`, every column but the sensitive ones
+        a quasi-identifier.
+    sensitive : str or list of str, optional
+        The sensitive column(s); needed without `schema`, and replace the schema's when given with it.
+    policy : Policy, dict or path, optional
+        The release policy the verdict is read against (family-wise level, power, threshold per
+        risk). Default: `Policy()`.
+    aux : DataFrame or path, optional
+        Population records that are neither members nor holdout (the attacker's sample): DOMIAS's
+        reference density, and the realistic KDE attack of `mia`. Needs `holdout`.
+    seed : int
+        The seed of every random draw (attack sets, permutations, model fits). Default 0, as the audit.
+    read_options : dict, optional
+        Reader options of text files (`sep`, `encoding`, `na_values`, ...; `synthrisk.io.ReadOptions`).
+    **settings
+        The measure's settings (the fields of its `Settings`, e.g. RAPID's `attackers`,
+        `permutations`, `null_refits`); default: the audit's, else the measure's own defaults.
+
+    Returns
+    -------
+    Measurement
+        The strongest attack against its reference, its interval, p-value and verdict, the
+        per-record table, every attack's evidence row and the run's summary.
+
+    Raises
+    ------
+    synthrisk.errors.ConfigError
+        An unknown measure or setting (named), a measure that does not apply to these inputs (with
+        the reason: no holdout, no auxiliary records, no sensitive column).
+    synthrisk.errors.SynthriskError
+        Bad input (a `DataError` or `SchemaError`), naming the DataFrame or file and the column,
+        before the measure runs.
+    RuntimeError
+        The measure failed on these inputs (its error; the traceback is printed on stderr).
+    """
+    from .measures.runner import plan_runs, run_units
+    from .release_audit import read_inputs
+    from .release_audit import run as audit_run
+
+    chosen = _resolve(name)
+    # Settings first: a misspelt one is refused before the data are read.
+    chosen_settings = chosen.settings({**(audit_run.AUDIT_SETTINGS.get(chosen.name) or {}), **settings})
+    policy = _policy(policy)
+    if schema is None and not sensitive:
+        raise ConfigError(f"{chosen.name}: name the sensitive column(s) with sensitive= when no schema= is given "
+                          "(the schema inferred from train makes every other column a quasi-identifier)")
+    data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
+    inputs = dataclasses.replace(audit_run.measure_input(data), seed=seed)
+    measures = {chosen.name: (chosen, chosen_settings)}
+    with tempfile.TemporaryDirectory(prefix=f"synthrisk-{chosen.name}-") as scratch:
+        work = Path(scratch)
+        plan = plan_runs(measures, data.schema, lambda m: work / "runs" / m.name)
+        if not plan:
+            raise ConfigError(f"{chosen.name}: nothing to run: none of its units applies to the sensitive column(s) "
+                              f"{list(data.schema.sensitive)} with the settings {settings or 'by default'}")
+        # What the measures print is the workflow's log; the Measurement holds it all.
+        with contextlib.redirect_stdout(io.StringIO()):
+            runs = run_units(plan, lambda: inputs, {"dataset": audit_run.DATASET, "generator": audit_run.RELEASE,
+                                                    "seed": seed}, announce=_quiet)
+            _check_outcomes(runs, chosen.name)
+            evidence, risks = audit_run.summarise(runs, measures, work, policy)
+        records, details = _read_runs(runs, chosen)
+    return _measurement(chosen, evidence, risks, records, details, data)
+
+
+def _quiet(message: str) -> None:
+    """The runner's step lines, unshown."""
+
+
+def _measurement(chosen: Measure, evidence: pd.DataFrame, risks: pd.DataFrame, records: pd.DataFrame, details: dict,
+                 data) -> Measurement:
+    common = {"measure": chosen.name, "risk": chosen.risk, "records": records, "details": details,
+              "notes": list(data.notes), "schema": data.schema}
+    if chosen.risk is None:
+        quality = details.get("quality") if isinstance(details, dict) else None
+        return Measurement(**common, attack=None, metric="SDMetrics quality" if chosen.name == "utility" else None,
+                           value=_number(quality) if chosen.name == "utility" else None, reference=None, ci_low=None,
+                           ci_high=None, p_value=None, verdict=None, statement=None,
+                           evidence=pd.DataFrame(columns=EVIDENCE_COLUMNS))
+    if risks.empty:
+        return Measurement(**common, attack=None, metric=None, value=None, reference=None, ci_low=None, ci_high=None,
+                           p_value=None, verdict=None, statement=None, evidence=evidence)
+    row = risks.iloc[0]
+    return Measurement(**common, attack=row["attack"], metric=row["metric"], value=_number(row["value"]),
+                       reference=_number(row["reference"]), ci_low=_number(row["ci_low"]), ci_high=_number(row["ci_high"]),
+                       p_value=_number(row["p_value"]), verdict=row["level"], statement=row["verdict"], evidence=evidence)
+
+
+# --- one function per built-in measure ---------------------------------------------------------------
+
+
+def dcr(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
+        read_options: dict | None = None, **settings) -> Measurement:
+    """Distance to closest record: are synthetic records closer to members than to holdout records?
+
+    The value is the share of synthetic records whose nearest real record (Gower distance) is a
+    member rather than a holdout record, compared on equally many of each; the reference is 0.5. The
+    p-value is a permutation test of the member/holdout labels. Records: one row per synthetic
+    record scored (its nearest member and holdout record ids and distances).
+
+    Parameters
+    ----------
+    train : DataFrame or path
+        The records the generator was trained on (the members).
+    synthetic : DataFrame or path
+        The synthetic release.
+    holdout : DataFrame or path
+        Records of the population the generator never saw (needed).
+    schema : DatasetSchema, dict or path, optional
+        Column types and roles (default: inferred from `train`).
+    sensitive : str or list of str, optional
+        The sensitive column(s); needed without `schema`.
+    policy : Policy, dict or path, optional
+        The release policy the verdict is read against (default: `Policy()`).
+    seed : int
+        The seed of every random draw (default 0).
+    read_options : dict, optional
+        Reader options of text files (`synthrisk.io.ReadOptions`).
+    **settings
+        `permutations` (999), `max_synthetic` (100,000 synthetic records searched), `alpha`.
+
+    Returns
+    -------
+    Measurement
+        Risk `membership`.
+    """
+    return measure("dcr", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy, seed=seed,
+                   read_options=read_options, **settings)
+
+
+def mia(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, aux=None, seed: int = 0,
+        read_options: dict | None = None, **settings) -> Measurement:
+    """Membership inference: KDE attacks and the nearest-synthetic-distance score, read as AUCs.
+
+    The attack set mixes members and holdout records at El Emam et al.'s member share; each attack's
+    AUC is read against 0.5 (Mann-Whitney test, Hanley-McNeil interval). The true-distribution KDE
+    attack is an oracle's bound and is never evidence. Records: one row per attacked record
+    (`member`, the distance and the attacks' scores).
+
+    Parameters
+    ----------
+    train : DataFrame or path
+        The records the generator was trained on (the members).
+    synthetic : DataFrame or path
+        The synthetic release.
+    holdout : DataFrame or path
+        Records of the population the generator never saw (needed).
+    aux : DataFrame or path, optional
+        The attacker's population sample: adds the realistic KDE attack.
+    schema : DatasetSchema, dict or path, optional
+        Column types and roles (default: inferred from `train`).
+    sensitive : str or list of str, optional
+        The sensitive column(s); needed without `schema`.
+    policy : Policy, dict or path, optional
+        The release policy the verdict is read against (default: `Policy()`).
+    seed : int
+        The seed of every random draw (default 0).
+    read_options : dict, optional
+        Reader options of text files (`synthrisk.io.ReadOptions`).
+    **settings
+        `member_share`, `aux_member_fraction`, `min_attack_members`, `max_attack`, `thresholds`.
+
+    Returns
+    -------
+    Measurement
+        Risk `membership`.
+    """
+    return measure("mia", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy, aux=aux,
+                   seed=seed, read_options=read_options, **settings)
+
+
+def domias(train, synthetic, holdout=None, *, aux=None, schema=None, sensitive=None, policy=None, seed: int = 0,
+           read_options: dict | None = None, **settings) -> Measurement:
+    """DOMIAS: the density of the release over the population's density at each attacked record.
+
+    The population's density is fitted on `aux`, records of the population that are neither
+    members nor holdout; the AUC is read against 0.5. Records: one row per attacked record
+    (`member`, `score`).
+
+    Parameters
+    ----------
+    train : DataFrame or path
+        The records the generator was trained on (the members).
+    synthetic : DataFrame or path
+        The synthetic release.
+    holdout : DataFrame or path
+        Records of the population the generator never saw (needed).
+    aux : DataFrame or path
+        The attacker's population sample, neither members nor holdout (needed).
+    schema : DatasetSchema, dict or path, optional
+        Column types and roles (default: inferred from `train`).
+    sensitive : str or list of str, optional
+        The sensitive column(s); needed without `schema`.
+    policy : Policy, dict or path, optional
+        The release policy the verdict is read against (default: `Policy()`).
+    seed : int
+        The seed of every random draw (default 0).
+    read_options : dict, optional
+        Reader options of text files (`synthrisk.io.ReadOptions`).
+    **settings
+        `bandwidth` ("scott"), `member_share`, `aux_member_fraction`, `min_attack_members`, `alpha`.
+
+    Returns
+    -------
+    Measurement
+        Risk `membership`.
+    """
+    if aux is None:
+        raise ConfigError("domias: needs aux=, records of the population that are neither in train nor in holdout "
+                          "(the attacker's sample): DOMIAS fits the population's density on them")
+    return measure("domias", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy, aux=aux,
+                   seed=seed, read_options=read_options, **settings)
+
+
+def rapid(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
+          read_options: dict | None = None, **settings) -> Measurement:
+    """RAPID: a model trained on the release infers the members' sensitive attributes.
+
+    One unit per attacker x sensitive attribute. With a holdout the value is the member excess
+    (RAPID on the members minus the same attacker on the holdout) against 0; without one, RAPID
+    against its chance floor (population-level inference counted too). Records: one row per
+    attacked member and unit (`attacker`, `sensitive`, `row_id`, `score`, `at_risk`).
+
+    Parameters
+    ----------
+    train : DataFrame or path
+        The records the generator was trained on (the members).
+    synthetic : DataFrame or path
+        The synthetic release.
+    holdout : DataFrame or path, optional
+        Records the generator never saw: RAPID then reads the member excess against them (else its chance floor).
+    schema : DatasetSchema, dict or path, optional
+        Column types and roles (default: inferred from `train`).
+    sensitive : str or list of str, optional
+        The attributes inferred; needed without `schema` (else the schema's sensitive columns).
+    policy : Policy, dict or path, optional
+        The release policy the verdict is read against (default: `Policy()`).
+    seed : int
+        The seed of every random draw (default 0).
+    read_options : dict, optional
+        Reader options of text files (`synthrisk.io.ReadOptions`).
+    **settings
+        `synthrisk.rapid.settings.RapidSettings`: `attackers` (default: the audit's suite),
+        `permutations`, `null_refits`, `n_trees`, `tau`, `epsilon`, `max_train`, `max_records`, ...
+
+    Returns
+    -------
+    Measurement
+        Risk `attribute_inference`.
+    """
+    return measure("rapid", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy, seed=seed,
+                   read_options=read_options, **settings)
+
+
+def singling_out(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
+                 read_options: dict | None = None, **settings) -> Measurement:
+    """Singling out against a control set: queries written from the release that isolate one member.
+
+    Univariate and multivariate queries; the risk is the members' success in excess of the holdout's
+    (the control records), (main - control) / (1 - control), against 0 (Giomi et al. 2023). Records:
+    one row per query and record checked (ids only).
+
+    Parameters
+    ----------
+    train : DataFrame or path
+        The records the generator was trained on (the members).
+    synthetic : DataFrame or path
+        The synthetic release.
+    holdout : DataFrame or path
+        Records the generator never saw: the control records (needed).
+    schema : DatasetSchema, dict or path, optional
+        Column types and roles (default: inferred from `train`).
+    sensitive : str or list of str, optional
+        The sensitive column(s); needed without `schema`.
+    policy : Policy, dict or path, optional
+        The release policy the verdict is read against (default: `Policy()`).
+    seed : int
+        The seed of every random draw (default 0).
+    read_options : dict, optional
+        Reader options of text files (`synthrisk.io.ReadOptions`).
+    **settings
+        `modes`, `n_attacks` (2,000), `n_cols`, `confidence`.
+
+    Returns
+    -------
+    Measurement
+        Risk `singling_out`.
+    """
+    return measure("singling_out", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy,
+                   seed=seed, read_options=read_options, **settings)
+
+
+def linkability(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
+                read_options: dict | None = None, **settings) -> Measurement:
+    """Linkability against a control set: two halves of a member's quasi-identifiers linked through
+    the release, in excess of the holdout's (Giomi et al. 2023).
+
+    Parameters
+    ----------
+    train : DataFrame or path
+        The records the generator was trained on (the members).
+    synthetic : DataFrame or path
+        The synthetic release.
+    holdout : DataFrame or path
+        Records the generator never saw: the control records (needed).
+    schema : DatasetSchema, dict or path, optional
+        Column types and roles (default: inferred from `train`).
+    sensitive : str or list of str, optional
+        The sensitive column(s); needed without `schema`.
+    policy : Policy, dict or path, optional
+        The release policy the verdict is read against (default: `Policy()`).
+    seed : int
+        The seed of every random draw (default 0).
+    read_options : dict, optional
+        Reader options of text files (`synthrisk.io.ReadOptions`).
+    **settings
+        `n_attacks` (2,000), `n_neighbors`, `aux_cols` (the two halves), `confidence`.
+
+    Returns
+    -------
+    Measurement
+        Risk `linkability`.
+    """
+    return measure("linkability", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy,
+                   seed=seed, read_options=read_options, **settings)
+
+
+def inference(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
+              read_options: dict | None = None, **settings) -> Measurement:
+    """Attribute inference against a control set: a member's sensitive value guessed from its nearest
+    synthetic record, in excess of the holdout's, per sensitive attribute (Giomi et al. 2023).
+
+    Parameters
+    ----------
+    train : DataFrame or path
+        The records the generator was trained on (the members).
+    synthetic : DataFrame or path
+        The synthetic release.
+    holdout : DataFrame or path
+        Records the generator never saw: the control records (needed).
+    schema : DatasetSchema, dict or path, optional
+        Column types and roles (default: inferred from `train`).
+    sensitive : str or list of str, optional
+        The sensitive column(s); needed without `schema`.
+    policy : Policy, dict or path, optional
+        The release policy the verdict is read against (default: `Policy()`).
+    seed : int
+        The seed of every random draw (default 0).
+    read_options : dict, optional
+        Reader options of text files (`synthrisk.io.ReadOptions`).
+    **settings
+        `n_attacks` (2,000), `tolerance`, `secrets` (default: the sensitive columns), `confidence`.
+
+    Returns
+    -------
+    Measurement
+        Risk `attribute_inference`.
+    """
+    return measure("inference", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy,
+                   seed=seed, read_options=read_options, **settings)
+
+
+def utility(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
+            read_options: dict | None = None, **settings) -> Measurement:
+    """Utility: SDMetrics' quality score and train-on-synthetic, test-on-holdout efficacy.
+
+    Not a risk: the value is the quality score (column shapes and pair trends, 0 to 1), with no
+    reference, interval or verdict. `details` holds `quality`, `column_shapes`,
+    `column_pair_trends`, `efficacy_ratio` and `efficacy`; `records` the efficacy table (per
+    sensitive attribute and metric: synthetic, real, ratio).
+
+    Parameters
+    ----------
+    train : DataFrame or path
+        The records the generator was trained on (the members).
+    synthetic : DataFrame or path
+        The synthetic release.
+    holdout : DataFrame or path
+        Records the generator never saw: the test records of the efficacy (needed).
+    schema : DatasetSchema, dict or path, optional
+        Column types and roles (default: inferred from `train`).
+    sensitive : str or list of str, optional
+        The sensitive column(s); needed without `schema`.
+    policy : Policy, dict or path, optional
+        Not read (utility has no verdict); accepted for the common signature.
+    seed : int
+        The seed of every random draw (default 0).
+    read_options : dict, optional
+        Reader options of text files (`synthrisk.io.ReadOptions`).
+    **settings
+        Utility has none: any keyword beyond these is refused.
+
+    Returns
+    -------
+    Measurement
+        Risk None.
+    """
+    return measure("utility", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy, seed=seed,
+                   read_options=read_options, **settings)
