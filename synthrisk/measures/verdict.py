@@ -39,9 +39,12 @@ Z95 = float(norm.ppf(0.975))
 
 
 def _spread(evidence: pd.DataFrame) -> pd.Series:
-    """The standard error of each attack's value, from the width of its 95% interval."""
+    """The standard error of each attack's value, from the width of its 95% interval (NaN without
+    one). A zero-width interval is a standard error of 0, not a missing one: an attack that separates
+    every member from every holdout record (AUC 1, interval [1, 1]) is certain, and must be able to
+    clear the policy threshold."""
     width = evidence["ci_high"].astype(float) - evidence["ci_low"].astype(float)
-    return (width / (2 * Z95)).where(width > 0)
+    return (width / (2 * Z95)).where(width >= 0)
 
 
 def decisions(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFrame:
@@ -56,7 +59,11 @@ def decisions(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFr
     value, reference = out["value"].astype(float), out["reference"].astype(float)
     scale = out["effect_scale"].astype(float).fillna(1.0) if "effect_scale" in out else pd.Series(1.0, index=out.index)
     se = _spread(out)
-    derived = pd.Series(norm.sf((value - reference) / se), index=out.index).where(se.notna())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (value - reference) / se
+    # se 0: the value is certain; it beats its reference exactly when it is above it
+    z = z.where(se > 0, np.where(value > reference, np.inf, -np.inf))
+    derived = pd.Series(norm.sf(z), index=out.index).where(se.notna())
     p = pd.to_numeric(out["p_value"], errors="coerce") if "p_value" in out else pd.Series(np.nan, index=out.index)
     out["p"] = p.fillna(derived).fillna(1.0).clip(0.0, 1.0)
     out["excess"] = value - reference

@@ -48,15 +48,8 @@ def copies(split, adult_schema):
     return results
 
 
-#: A perfect attack has a degenerate interval: the KDE attacks' AUC 1.000 on exact copies (no holdout record
-#: duplicates a member here) has the Hanley-McNeil interval [1, 1], which synthrisk.measures.verdict reads as "no
-#: interval" (`_spread` is NaN for a zero width), so the effect has no lower bound and the level is "detectable,
-#: below the policy threshold". The audit reads the same (there DCR makes membership "at risk").
-PERFECT_AUC = pytest.mark.xfail(strict=True, raises=AssertionError,
-                                reason="verdict: a zero-width interval (AUC 1, Hanley-McNeil [1, 1]) has no lower bound")
-
-
-@pytest.mark.parametrize("name", ["dcr", pytest.param("mia", marks=PERFECT_AUC)])
+# mia on an identity release: AUC 1 with the zero-width Hanley-McNeil interval [1, 1], a certain effect
+@pytest.mark.parametrize("name", ["dcr", "mia"])
 def test_copies_of_the_training_records_are_a_membership_risk(copies, name):
     found = copies[name]
     assert found.risk == "membership"
