@@ -79,11 +79,14 @@ bundle: setup
 verify: setup
 	$(BIN)/python -m synthrisk.cli verify $(BUNDLE) $(WORKDIR)
 
-test: setup browser
+# Lint first, as a step of its own (ruff and snakemake --lint are not tests), then tests/unit and
+# tests/workflow in one process: pytest-xdist is installed, but on 2 cores `-n 2` was slower than one
+# process (the tests' own scikit-learn and Snakemake jobs already use both cores).
+test: setup browser lint
 	$(BIN)/python -m pytest -q
 
 # Also the slow end-to-end tests (CI runs these when its budget allows).
-test-all: setup browser
+test-all: setup browser lint
 	$(BIN)/python -m pytest -q -m "slow or not slow"
 
 # The docs site (mkdocs.yml, docs/) into site/; strict: a broken link or reference fails the build.

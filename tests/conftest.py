@@ -1,13 +1,28 @@
+"""Fixtures and markers for both folders: tests/unit (no Snakemake) and tests/workflow (real
+Snakemake runs, SLURM, the whole workflow; marked `workflow`). `helpers` (tests/helpers.py) is
+importable from every test (pythonpath in pyproject.toml)."""
+
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import ROOT, snakemake, tiny_config, tinygen_package
 
 from synthrisk.data import load_dataset, load_schema
 from synthrisk.data.schema import DatasetSchema
 
-ROOT = Path(__file__).resolve().parents[1]
+WORKFLOW_TESTS = Path(__file__).resolve().parent / "workflow"
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(items):
+    """Every test under tests/workflow is marked `workflow` (-m workflow, -m 'not workflow')."""
+    for item in items:
+        if WORKFLOW_TESTS in item.path.parents:
+            item.add_marker(pytest.mark.workflow)
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +82,6 @@ def run_tiny(workdir: Path):
     import os
 
     import yaml
-    from helpers import snakemake, tiny_config
 
     package = workdir / "my_measures"
     package.mkdir()
@@ -87,3 +101,17 @@ def tiny_run(tmp_path_factory):
     """One real run of the tiny config (`run_tiny`), shared by the workflow tests.
     Returns (workdir, config path, environment of the run)."""
     return run_tiny(tmp_path_factory.mktemp("tiny"))
+
+
+@pytest.fixture(scope="module")
+def tinygen_site(tmp_path_factory):
+    """tests/helpers.py's tinygen package installed into a folder of its own (as a user's
+    site-packages), not into .venv, and on sys.path while the module's tests run."""
+    base = tmp_path_factory.mktemp("plugin")
+    site = base / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--disable-pip-version-check", "--target", str(site), str(tinygen_package(base / "tinygen"))],
+                   check=True, capture_output=True)
+    sys.path.insert(0, str(site))
+    yield site
+    sys.path.remove(str(site))

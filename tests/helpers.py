@@ -4,8 +4,11 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
@@ -47,6 +50,74 @@ def snakemake(tmp_path, config, *args, check=True, env=None):
     if check and done.returncode != 0:
         raise AssertionError(done.stdout[-3000:] + done.stderr[-3000:])
     return done
+
+
+# A table of hostile names and types (tests/unit/test_bad_input.py breaks it one way per case;
+# tests/workflow/test_bad_input_workflow.py runs it through Snakemake).
+HOSTILE_SCHEMA = {
+    "name": "hostile", "source": {"path": "unused.csv"},
+    "drop": ["note"],
+    "columns": {"age": {"type": "integer"}, "income": {"type": "continuous"},
+                "sex": {"type": "categorical"}, "region": {"type": "categorical"},
+                "diag-code": {"type": "categorical"}, "score": {"type": "continuous"}},
+    "quasi_identifiers": ["age", "income", "sex", "region"],
+    "sensitive": ["diag-code", "score"],
+}
+
+
+def hostile_frame(n: int, seed: int) -> pd.DataFrame:
+    """`n` records of HOSTILE_SCHEMA's columns (and no `note`, which it drops)."""
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 80, n)
+    sex = rng.choice(["female", "male"], n)
+    return pd.DataFrame({
+        "age": age, "income": np.round(rng.normal(3000, 800, n), 1), "sex": sex,
+        "region": rng.choice(["north", "south", "east"], n),
+        "diag-code": np.where(age > 50, "chronic", rng.choice(["acute", "none"], n)),
+        "score": np.round(age / 10 + rng.normal(0, 1, n), 3),
+    })
+
+
+# A generator package from outside synthrisk (tests/unit/test_plugin_generator.py and
+# tests/workflow/test_plugin_generator_workflow.py install it).
+TINYGEN = '''
+import numpy as np
+import pandas as pd
+
+from synthrisk.generators import Generator
+
+
+class ColumnShuffle(Generator):
+    """Each column resampled on its own from the training records (an `independent` look-alike)."""
+
+    def fit(self, train, schema):
+        self.train = train.reset_index(drop=True)
+        return self
+
+    def sample(self, n, seed):
+        rng = np.random.default_rng(seed)
+        return pd.DataFrame({c: self.train[c].to_numpy()[rng.integers(0, len(self.train), n)]
+                             for c in self.train.columns})
+'''
+
+
+def tinygen_package(root: Path) -> Path:
+    """A pip-installable package `tinygen` advertising backend `column_shuffle` by entry point."""
+    (root / "tinygen").mkdir(parents=True)
+    (root / "tinygen/__init__.py").write_text(TINYGEN)
+    (root / "pyproject.toml").write_text(textwrap.dedent('''
+        [build-system]
+        requires = ["setuptools>=68"]
+        build-backend = "setuptools.build_meta"
+        [project]
+        name = "tinygen"
+        version = "0.1"
+        [project.entry-points."synthrisk.generators"]
+        column_shuffle = "tinygen:ColumnShuffle"
+        [tool.setuptools]
+        packages = ["tinygen"]
+    '''))
+    return root
 
 
 # Any Chromium or Chrome will do, with its matching chromedriver: Debian's packages (what `make test`

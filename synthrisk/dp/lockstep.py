@@ -8,7 +8,7 @@ is replayed per problem; what the problems ask for in one round (the objective a
 differences) is evaluated in one batched call. The gradient is scipy's default for L-BFGS-B without
 `jac`: 2-point forward differences with absolute step `eps` (`approx_derivative(..., abs_step=eps)`).
 Given an objective whose rows do not interact, each problem follows exactly the iterates
-`minimize` would produce for it alone (tests/test_dp_batched.py checks this against `minimize`).
+`minimize` would produce for it alone (tests/unit/test_dp_batched.py checks this against `minimize`).
 `setulb` is private to scipy: the pinned version (envs/requirements.txt) is the one checked.
 """
 

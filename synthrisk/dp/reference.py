@@ -1,7 +1,7 @@
 """The per-repetition Monte Carlo: each repetition analysed on its own, as the coverage study did
 before it was batched (scipy's L-BFGS-B per release for the noise-aware MLE, one bootstrap per
 release, one Newton solve per estimate). Slow; kept as the reference the batched
-experiments.coverage_rows must equal exactly (tests/test_dp_batched.py, benchmarks/dp_monte_carlo.py).
+experiments.coverage_rows must equal exactly (tests/unit/test_dp_batched.py, benchmarks/dp_monte_carlo.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ the synthetic records are sampled from it; everything after the release is post-
 Neighbours replace one record (n is public; `privacy()` states "neighbours": "replace-one", the
 relation the empirical audit then builds, synthrisk.privacy_audit.neighbours). Three Gaussian mechanisms are composed, each with a
 third of the privacy budget; the sensitivity charged to each is that of the round's WHOLE release
-(all of its vectors at once), stated and tested (tests/test_dp_sensitivity.py):
+(all of its vectors at once), stated and tested (tests/unit/test_dp_sensitivity.py):
   1. all p one-way count vectors, concatenated: replacing a record moves one count down and one up
      in every column's vector, sqrt(2) each, so the round moves by sqrt(2 p) in l2;
   2. for every one of the p (p - 1) / 2 column pairs, the L1 distance between its two-way counts and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A single-node SLURM cluster on this machine (controller + one compute node on localhost), from
-# Debian's slurm-wlm and munge, for the executor test (tests/test_slurm.py).
+# Debian's slurm-wlm and munge, for the executor test (tests/workflow/test_slurm.py).
 #   tests/slurm/single_node.sh start   install if needed, write the config, start munged/slurmctld/slurmd
 #   tests/slurm/single_node.sh stop
 # No slurmdbd: with AccountingStorageType=accounting_storage/none, sacct answers from slurmctld

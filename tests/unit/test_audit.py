@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import ROOT
 
 from synthrisk.calibration import CHEAP_SETTINGS
 from synthrisk.cli import main
@@ -18,7 +19,6 @@ from synthrisk.io import write_table
 from synthrisk.measures import RISKS, builtin_measures
 from synthrisk.release_audit import run as audit_run
 
-ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = str(ROOT / "config/datasets/adult.yaml")
 # The calibration study's cheaper settings (same verdict logic): two RAPID attackers, fewer
 # permutations, refits and attacks.
@@ -98,7 +98,7 @@ def test_independent_release_is_not_at_risk_and_a_leaky_one_is(files, quick_sett
         if risk["risk"] == "singling_out":
             # Independent sampling copies each column's values from the members, so a query on one
             # rare value (a capital gain only one member has) singles that member out: univariate
-            # singling out rightly flags it (tests/test_anonymity.py spares it the same way).
+            # singling out rightly flags it (tests/unit/test_anonymity.py spares it the same way).
             continue
         assert risk["at_risk"] is False, risk["verdict"]
         assert risk["verdict"].startswith("no evidence: no attack beats its reference")

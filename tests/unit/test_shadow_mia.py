@@ -1,6 +1,7 @@
 """Per-target shadow-model membership inference (synthrisk.shadow_mia): targets and pools, the
 membership design, the feature map, the AUC and TPR intervals, the stage's settings and failure
-handling; the slow tests run the attack on identity and independent, and the stage through Snakemake."""
+handling; the slow test runs the attack on identity and independent (the stage through Snakemake:
+tests/workflow/test_shadow_mia_workflow.py)."""
 
 from __future__ import annotations
 
@@ -316,36 +317,6 @@ def test_attack_finds_identitys_outliers_and_nothing_on_independents_random_targ
     assert includes_chance.mean() >= 0.75, independent
 
 
-@pytest.mark.slow
-def test_workflow_shadow_stage_writes_the_tables_and_figures(tmp_path):
-    import re
-
-    import yaml
-    from helpers import snakemake, tiny_config
-
-    generators = {"identity": {"backend": "identity"}, "broken": {"backend": "sdv", "model": "NoSuchSynthesizer"}}
-    config = tiny_config(tmp_path, generators=generators, shadow_mia={
-        "dataset": "adult", "generators": ["identity", "broken"], "columns": ["age", "workclass", "race"],
-        "n_outliers": 2, "n_random": 2, "n_shadow_records": 60, "shadow_datasets": 8, "eval_datasets": 6,
-        "block": 4, "n_trees": 20})
-    snakemake(tmp_path, config, "results/tables/shadow_mia.csv")
-    per_target = pd.read_csv(tmp_path / "results/tables/shadow_mia_targets.csv")
-    generators_table = pd.read_csv(tmp_path / "results/tables/shadow_mia.csv").set_index("generator")
-    assert len(per_target) == 2 * 4 and set(per_target["kind"]) == {OUTLIER, RANDOM}
-    assert generators_table.loc["broken", "fits_failed"] == 14 and generators_table.loc["identity", "fits_ok"] == 14
-    assert per_target[per_target["generator"] == "identity"]["auc"].notna().all()
-    # ids, never values: no column of the dataset reaches the tables
-    assert not {"age", "workclass", "race"} & set(per_target.columns)
-    for figure in ("shadow_mia_auc", "shadow_mia_vulnerable"):
-        assert (tmp_path / f"results/figures/{figure}.png").stat().st_size > 0
-    blocks = sorted((tmp_path / "results/shadow_mia").rglob("block*.parquet"))
-    assert len(blocks) == 2 * (2 + 2)  # generators x (train blocks + eval blocks)
-    # another generator listed and other attack settings: only its blocks and the tables are planned
-    again = tiny_config(tmp_path, generators={**generators, "independent": {"backend": "independent"}}, shadow_mia={
-        **yaml.safe_load(config.read_text())["shadow_mia"], "generators": ["identity", "broken", "independent"],
-        "n_trees": 30, "confidence": 0.9})
-    planned = snakemake(tmp_path, again, "results/tables/shadow_mia.csv", "-n", "--quiet", "rules").stdout
-    assert re.search(r"^shadow_mia_block\s+4$", planned, re.M) and "total 5" in " ".join(planned.split()), planned
 
 
 def test_report_puts_both_figures_in_the_shadow_section_with_the_caption(tmp_path):

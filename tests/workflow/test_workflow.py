@@ -53,7 +53,7 @@ def test_summary_puts_risk_next_to_utility(tiny_run):
     # and its utility must be higher, measured as RAPID's excess over its chance floor.
     # (Independent data carry no information; on one seed of 300 records its single attacker still
     # beats chance at the 5 % level now and then: here p = 0.04, excess 0.02. The unit tests of
-    # test_rapid.py check the verdict "no attacker beats chance" on shuffled Adult.)
+    # tests/unit/test_rapid.py check the verdict "no attacker beats chance" on shuffled Adult.)
     assert summary.loc["cart", "rapid_max"] > summary.loc["cart", "rapid_chance_floor"]
     assert summary.loc["cart", "rapid_excess"] > 0.1 > 0.05 > summary.loc["independent", "rapid_excess"]
     assert summary.loc["cart", "rapid_verdict"] == "income: beats chance"

@@ -18,9 +18,10 @@ import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+from helpers import ROOT
+
 from synthrisk.generators.base import BACKEND_ENVIRONMENTS, BUILTIN_BACKENDS
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "synthrisk"
 
 

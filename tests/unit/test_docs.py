@@ -5,22 +5,21 @@ the calibration's cheaper settings (same verdict logic), as test_audit.py does."
 
 import re
 import shlex
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import ROOT
 
 from synthrisk.calibration import CHEAP_SETTINGS
 from synthrisk.cli import main
 from synthrisk.io import write_table
 from synthrisk.release_audit import run as audit_run
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 #: blocks another test runs as written: (page, first line of the block) -> that test
 RUN_ELSEWHERE = {("docs/extending.md", '"""Members with an exact copy in the synthetic data, against non-members with one."""'):
-                 "tests/test_measures.py (the tiny Snakemake run)"}
+                 "tests/workflow/test_measures_workflow.py (the tiny Snakemake run)"}
 
 
 def python_blocks() -> list[tuple[str, int, str]]:

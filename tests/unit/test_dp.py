@@ -154,7 +154,7 @@ def test_dp_inference_on_a_frame_reports_every_interval():
 
 
 def test_same_seed_same_release():
-    # the same release needs the same noise seed too: without one the noise is the OS's (tests/test_dp_noise.py)
+    # the same release needs the same noise seed too: without one the noise is the OS's (tests/unit/test_dp_noise.py)
     a, _ = dp_inference(glm_frame("poisson"), "poisson", "y", 1.0, 1e-5, 10.0, ["x1", "x2"], LEVELS, seed=3,
                         bootstrap_draws=20, noise_seed=4)
     b, _ = dp_inference(glm_frame("poisson"), "poisson", "y", 1.0, 1e-5, 10.0, ["x1", "x2"], LEVELS, seed=3,

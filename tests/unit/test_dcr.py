@@ -1,10 +1,10 @@
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import ROOT
 
 from synthrisk.data import split_real
 from synthrisk.dcr import dcr, two_nearest
@@ -190,7 +190,7 @@ def test_synthetic_cap_searches_a_sample_and_counts_copies_over_all(adult_parts,
 
 # The population of benchmarks/dcr_null.py (its `coarse` variant): rounded numerics and skewed
 # categories, so that many synthetic records share one nearest real record.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 from dcr_null import SCHEMA as POPULATION  # noqa: E402
 from dcr_null import population as _population  # noqa: E402
 

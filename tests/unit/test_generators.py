@@ -13,7 +13,7 @@ FAST = {
     "independent": {"backend": "independent"},
     "gaussian_copula": {"backend": "sdv", "model": "GaussianCopulaSynthesizer"},
     "tvae": {"backend": "sdv", "model": "TVAESynthesizer", "params": {"epochs": 2}},
-    # a noise seed: without one MST's noise comes from the operating system (tests/test_dp_noise.py)
+    # a noise seed: without one MST's noise comes from the operating system (tests/unit/test_dp_noise.py)
     "mst": {"backend": "mst", "params": {"epsilon": 2.0, "iters": 200, "noise_seed": 5}},
 }
 

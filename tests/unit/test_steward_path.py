@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from helpers import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +30,6 @@ from synthrisk.release_audit import run as audit_run
 from synthrisk.release_audit.checks import MIN_RECORDS
 from synthrisk.release_audit.inputs import read_inputs
 
-ROOT = Path(__file__).resolve().parents[1]
 # The calibration study's cheaper settings (same verdict logic): two RAPID attackers, fewer
 # permutations, refits and attacks.
 QUICK = CHEAP_SETTINGS

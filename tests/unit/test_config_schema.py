@@ -16,15 +16,14 @@ their defaults, and enumerations are the code's.
 import dataclasses
 import types
 import typing
-from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
+from helpers import ROOT
 
 from synthrisk.measures import RISKS, builtin_measures
 
-ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_PATH = ROOT / "workflow/schemas/config.schema.yaml"
 SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text())
 JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object", tuple: "array",

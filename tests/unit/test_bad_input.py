@@ -1,6 +1,7 @@
 """Hostile inputs (issue #18): every case is refused where data enter (schema conformance, argument
 parsing, the config schema) with a message naming the column or option, and no output is left
-behind; or, where it has a right answer, handled correctly."""
+behind; or, where it has a right answer, handled correctly. (Through Snakemake:
+tests/workflow/test_bad_input_workflow.py.)"""
 
 from __future__ import annotations
 
@@ -14,46 +15,23 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from helpers import HOSTILE_SCHEMA, ROOT, hostile_frame
 
 from synthrisk.cli import build_parser, main
 from synthrisk.data import load_schema
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.errors import ConfigError, SchemaError
 
-ROOT = Path(__file__).resolve().parents[1]
-
-SCHEMA = {
-    "name": "hostile", "source": {"path": "unused.csv"},
-    "drop": ["note"],
-    "columns": {"age": {"type": "integer"}, "income": {"type": "continuous"},
-                "sex": {"type": "categorical"}, "region": {"type": "categorical"},
-                "diag-code": {"type": "categorical"}, "score": {"type": "continuous"}},
-    "quasi_identifiers": ["age", "income", "sex", "region"],
-    "sensitive": ["diag-code", "score"],
-}
-
-
-def frame(n: int, seed: int) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    age = rng.integers(18, 80, n)
-    sex = rng.choice(["female", "male"], n)
-    return pd.DataFrame({
-        "age": age, "income": np.round(rng.normal(3000, 800, n), 1), "sex": sex,
-        "region": rng.choice(["north", "south", "east"], n),
-        "diag-code": np.where(age > 50, "chronic", rng.choice(["acute", "none"], n)),
-        "score": np.round(age / 10 + rng.normal(0, 1, n), 3),
-    })
-
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     """Good inputs for every command; each case below breaks one thing."""
     d = tmp_path_factory.mktemp("hostile")
-    (d / "schema.yaml").write_text(yaml.safe_dump(SCHEMA, sort_keys=False))
-    frame(80, 0).to_csv(d / "real.csv", index=False)
-    frame(80, 1).to_csv(d / "holdout.csv", index=False)
-    frame(60, 2).to_csv(d / "aux.csv", index=False)
-    frame(80, 3).to_csv(d / "synthetic.csv", index=False)
+    (d / "schema.yaml").write_text(yaml.safe_dump(HOSTILE_SCHEMA, sort_keys=False))
+    hostile_frame(80, 0).to_csv(d / "real.csv", index=False)
+    hostile_frame(80, 1).to_csv(d / "holdout.csv", index=False)
+    hostile_frame(60, 2).to_csv(d / "aux.csv", index=False)
+    hostile_frame(80, 3).to_csv(d / "synthetic.csv", index=False)
     dp = pd.DataFrame({"y": np.random.default_rng(4).normal(size=60).round(3),
                        "sex": np.random.default_rng(5).choice(["female", "male"], 60)})
     dp.to_csv(d / "dp.csv", index=False)
@@ -286,12 +264,12 @@ def test_every_option_that_help_mentions_exists(capsys):
 
 # 2. what an infinite value is, decided once in schema conformance
 def test_conformance_refuses_infinite_values_naming_column_and_rows():
-    schema = DatasetSchema.from_dict(SCHEMA)
-    data = frame(10, 0)
+    schema = DatasetSchema.from_dict(HOSTILE_SCHEMA)
+    data = hostile_frame(10, 0)
     data.loc[[1, 4], "income"] = np.inf
     with pytest.raises(SchemaError, match=r"column 'income' holds infinite values .* in 2 row\(s\)"):
         schema.conform(data)
-    huge = frame(10, 0).astype({"age": float})
+    huge = hostile_frame(10, 0).astype({"age": float})
     huge.loc[0, "age"] = 1e30
     with pytest.raises(SchemaError, match="column 'age' .* beyond the 64-bit integer range"):
         schema.conform(huge)
@@ -322,25 +300,25 @@ def test_drop_is_consistent_across_commands(files, capsys, monkeypatch):
 
 # 7 and unclear-today: names and schema roles
 def test_schema_refuses_names_that_cannot_work_with_a_reason():
-    bad_path = {**SCHEMA, "columns": {**SCHEMA["columns"], "a/b": {"type": "categorical"}},
+    bad_path = {**HOSTILE_SCHEMA, "columns": {**HOSTILE_SCHEMA["columns"], "a/b": {"type": "categorical"}},
                 "sensitive": ["a/b"]}
     with pytest.raises(SchemaError, match=r"sensitive column 'a/b' contains \['/'\].*file names"):
         DatasetSchema.from_dict(bad_path)
-    reserved = {**SCHEMA, "columns": {**SCHEMA["columns"], "row_id": {"type": "integer"}}}
+    reserved = {**HOSTILE_SCHEMA, "columns": {**HOSTILE_SCHEMA["columns"], "row_id": {"type": "integer"}}}
     with pytest.raises(SchemaError, match="'row_id' is reserved"):
         DatasetSchema.from_dict(reserved)
-    typo = {**SCHEMA, "sensitive": ["incom"]}
+    typo = {**HOSTILE_SCHEMA, "sensitive": ["incom"]}
     with pytest.raises(SchemaError, match=r"sensitive lists \['incom'\] which are not in 'columns'"):
         DatasetSchema.from_dict(typo)
     # A '-' in a sensitive name is fine: the workflow's patterns keep it whole (test below).
-    assert DatasetSchema.from_dict(SCHEMA).sensitive == ["diag-code", "score"]
+    assert DatasetSchema.from_dict(HOSTILE_SCHEMA).sensitive == ["diag-code", "score"]
 
 
 def test_relative_source_path_says_where_it_was_looked_for(tmp_path, monkeypatch):
     from synthrisk.data import load_dataset
 
     (tmp_path / "schemas").mkdir()
-    (tmp_path / "schemas/s.yaml").write_text(yaml.safe_dump({**SCHEMA, "source": {"path": "data/mine.csv"}}))
+    (tmp_path / "schemas/s.yaml").write_text(yaml.safe_dump({**HOSTILE_SCHEMA, "source": {"path": "data/mine.csv"}}))
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SchemaError, match=r"source.path 'data/mine.csv' does not exist\. A relative source.path is "
                                           r"read from the working directory \(" + re.escape(str(tmp_path))):
@@ -367,30 +345,13 @@ def test_config_ranges_and_non_finite_numbers():
         check_config({**base, **parsed})
 
 
-def test_workflow_names_the_schema_typo(tmp_path):
-    """A schema whose `sensitive` names a column missing from `columns` used to stop the workflow
-    with KeyError 'incom' from common.smk."""
-    from helpers import snakemake, tiny_config
-
-    raw = yaml.safe_load((ROOT / "config/datasets/adult.yaml").read_text())
-    raw["sensitive"] = ["incom"]
-    (tmp_path / "typo.yaml").write_text(yaml.safe_dump(raw))
-    config = tiny_config(tmp_path)
-    data = yaml.safe_load(config.read_text())
-    data["datasets"]["adult"]["schema"] = str(tmp_path / "typo.yaml")
-    config.write_text(yaml.safe_dump(data))
-    done = snakemake(tmp_path, config, "-n", check=False)
-    assert done.returncode != 0
-    output = done.stdout + done.stderr
-    assert "sensitive lists ['incom'] which are not in 'columns'" in output, output[-3000:]
-    assert "KeyError" not in output
 
 
 # 1. timeouts, enforced from outside the fitting code
 @pytest.fixture(scope="module")
 def small_train():
-    schema = DatasetSchema.from_dict(SCHEMA)
-    return schema, schema.conform(frame(200, 0))
+    schema = DatasetSchema.from_dict(HOSTILE_SCHEMA)
+    return schema, schema.conform(hostile_frame(200, 0))
 
 
 def test_timeout_holds_when_the_generator_swallows_every_signal(small_train):
@@ -447,26 +408,6 @@ def test_cli_generate_timeout_leaves_no_file(files, capsys, monkeypatch):
     assert not (files / "out/slow.parquet").exists() and not (files / "out/slow.json").exists()
 
 
-# 7. a sensitive column named with a '-' works end to end in a real Snakemake run (slow: a whole
-# split-generate-measure chain; the fast suite's tiny run covers the rules, this the file names)
-@pytest.mark.slow
-def test_workflow_keeps_a_sensitive_name_with_a_dash(tmp_path):
-    from helpers import snakemake, tiny_config
-
-    frame(300, 0).to_csv(tmp_path / "hostile.csv", index=False)
-    (tmp_path / "hostile.yaml").write_text(yaml.safe_dump({**SCHEMA, "source": {"path": str(tmp_path / "hostile.csv")}}))
-    config = tiny_config(tmp_path, generators={"identity": {"backend": "identity"}},
-                         datasets={"hostile": {"schema": str(tmp_path / "hostile.yaml"), "n_train": 150,
-                                               "n_holdout": 100, "n_aux": 50}})
-    run = tmp_path / "results/rapid/hostile/identity/seed0"
-    # The run's measure job writes every RAPID unit into this directory (a flag first: --configfile
-    # takes every word after it).
-    snakemake(tmp_path, config, "--keep-going", str(run.relative_to(tmp_path)))
-    categorical = json.loads((run / "logit-diag-code.json").read_text())
-    assert (categorical["status"], categorical["attacker"], categorical["sensitive"]) == ("ok", "logit", "diag-code")
-    assert categorical["rapid"] > 0.5  # identity releases the members: the dependence on age is found
-    assert json.loads((run / "linear-score.json").read_text())["sensitive"] == "score"
-    assert pd.read_parquet(run / "logit-diag-code.parquet").shape[0] == 150
 
 
 def test_timeout_holds_in_the_isolated_entry_point(small_train, tmp_path):
@@ -476,7 +417,7 @@ def test_timeout_holds_in_the_isolated_entry_point(small_train, tmp_path):
 
     schema, train = small_train
     train.assign(row_id=range(len(train))).to_parquet(tmp_path / "train.parquet")
-    (tmp_path / "schema.yaml").write_text(yaml.safe_dump(SCHEMA))
+    (tmp_path / "schema.yaml").write_text(yaml.safe_dump(HOSTILE_SCHEMA))
     spec = {"backend": "mst", "params": {"epsilon": 1.0, "iters": 10**6, "domain": "from_data"}, "timeout": 2}
     start = time.monotonic()
     subprocess.run([sys.executable, str(ROOT / "scripts/generate_isolated.py"), "--name", "mst", "--spec",
