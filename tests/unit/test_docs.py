@@ -19,7 +19,9 @@ from synthrisk.release_audit import run as audit_run
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 #: blocks another test runs as written: (page, first line of the block) -> that test
 RUN_ELSEWHERE = {("docs/extending.md", '"""Members with an exact copy in the synthetic data, against non-members with one."""'):
-                 "tests/workflow/test_measures_workflow.py (the tiny Snakemake run)"}
+                 "tests/workflow/test_measures_workflow.py (the tiny Snakemake run)",
+                 ("docs/api.md", "# One measure at a time: membership by DCR, attribute inference by RAPID"):
+                 "tests/unit/test_measure_api.py (test_the_docs_example_runs_as_written)"}
 
 
 def python_blocks() -> list[tuple[str, int, str]]:

@@ -67,6 +67,16 @@ def test_a_missing_p_value_is_derived_from_the_interval():
     assert decided["p"].iloc[0] == pytest.approx(norm.sf(3.0), rel=1e-4)
 
 
+def test_a_zero_width_interval_is_a_certain_effect_not_a_missing_one():
+    # An attack that separates every member from every holdout record: AUC 1, Hanley-McNeil [1, 1].
+    perfect = row("perfect", 1.0, 0.5, 0.0, scale=2.0)
+    table = risk_table(pd.DataFrame([perfect])).iloc[0]
+    assert table["level"] == LEVELS["at_risk"] and table["effect_low"] == pytest.approx(1.0)
+    # ... and a certain value at its reference beats nothing
+    level = risk_table(pd.DataFrame([row("flat", 0.5, 0.5, 0.0, scale=2.0)])).iloc[0]["level"]
+    assert level == LEVELS["no_evidence"]
+
+
 def test_holm_keeps_the_family_wise_rate_under_the_null_where_any_attack_does_not():
     """Four null attacks per release, 2,000 releases: 'any attack beats its reference' without a
     correction is wrong ~19% of the time; with Holm at most alpha."""
