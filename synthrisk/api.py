@@ -129,10 +129,6 @@ def _write(path: str | Path, text: str) -> Path:
     return path
 
 
-def _quiet(message: str) -> None:
-    """The audit's step lines, unshown (a notebook asked for no progress)."""
-
-
 def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, aux=None,
           read_options: dict | None = None, progress: bool = False) -> Audit:
     """Audit a synthetic release: every applicable risk measure and utility, with verdicts.
@@ -151,7 +147,7 @@ def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy
         column but the sensitive ones a quasi-identifier.
     sensitive : str or list of str, optional
         The sensitive column(s); needed without `schema`, and replace the schema's when given with it.
-    policy : Policy or path, optional
+    policy : Policy, dict or path, optional
         Release policy (family-wise level, power, threshold per risk). Default: `Policy()`, level 0.05
         and the published threshold 0.09 for every risk (`synthrisk.measures.policy`).
     aux : DataFrame or path, optional
@@ -173,17 +169,17 @@ def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy
         before any measure runs.
     """
     from .io import read_table
-    from .measures.policy import Policy, load_policy
+    from .measures.policy import as_policy
     from .release_audit import compute, read_inputs
+    from .release_audit.run import silent
 
-    if policy is not None and not isinstance(policy, Policy):
-        policy = load_policy(policy)
+    policy = as_policy(policy)
     data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
     with tempfile.TemporaryDirectory(prefix="synthrisk-audit-") as scratch:
         work = Path(scratch)
         # The measures' one-line summaries are for the workflow's logs; the Audit holds them all.
         with contextlib.redirect_stdout(io.StringIO()):
-            report = compute(data, work, bar=progress, policy=policy, say=None if progress else _quiet)
+            report = compute(data, work, bar=progress, policy=policy, say=None if progress else silent)
         html = (work / "audit.html").read_text()
         tables = {path.stem: read_table(path) for path in sorted((work / "tables").glob("*.csv"))}
     return Audit(report=report, html=html, tables=tables, schema=data.schema)

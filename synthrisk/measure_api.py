@@ -27,7 +27,6 @@ function of the same name here (`synthrisk._measure_modules`).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import io
 import math
 import tempfile
@@ -39,7 +38,7 @@ import pandas as pd
 from .data.schema import DatasetSchema
 from .errors import ConfigError
 from .measures import EVIDENCE_COLUMNS, Measure
-from .measures.policy import Policy, load_policy, policy_from_mapping
+from .measures.policy import as_policy
 
 __all__ = ["Measurement", "dcr", "domias", "inference", "linkability", "measure", "mia", "rapid", "singling_out",
            "utility"]
@@ -156,18 +155,6 @@ def _resolve(name) -> Measure:
     raise ConfigError(f"measure: give the name of a registered measure or a Measure, not a {type(name).__name__}")
 
 
-def _policy(policy) -> Policy:
-    if policy is None:
-        return Policy()
-    if isinstance(policy, Policy):
-        return policy
-    if isinstance(policy, dict):
-        return policy_from_mapping(policy, what="policy")
-    if isinstance(policy, (str, Path)):
-        return load_policy(policy)
-    raise ConfigError(f"policy: give a Policy, a mapping or the path of a policy YAML, not a {type(policy).__name__}")
-
-
 def _read_runs(runs, measure: Measure) -> tuple[pd.DataFrame, dict]:
     """(records, details) of the measure's runs: one run's table and summary, or, for a measure with
     units, the tables of its runs that went through one under the other with the unit's keys, and
@@ -258,38 +245,31 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
     RuntimeError
         The measure failed on these inputs (its error; the traceback is printed on stderr).
     """
-    from .measures.runner import plan_runs, run_units
     from .release_audit import read_inputs
     from .release_audit import run as audit_run
 
     chosen = _resolve(name)
     # Settings first: a misspelt one is refused before the data are read.
     chosen_settings = chosen.settings({**(audit_run.AUDIT_SETTINGS.get(chosen.name) or {}), **settings})
-    policy = _policy(policy)
+    policy = as_policy(policy)
     if schema is None and not sensitive:
         raise ConfigError(f"{chosen.name}: name the sensitive column(s) with sensitive= when no schema= is given "
                           "(the schema inferred from train makes every other column a quasi-identifier)")
     data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
-    inputs = dataclasses.replace(audit_run.measure_input(data), seed=seed)
     measures = {chosen.name: (chosen, chosen_settings)}
     with tempfile.TemporaryDirectory(prefix=f"synthrisk-{chosen.name}-") as scratch:
         work = Path(scratch)
-        plan = plan_runs(measures, data.schema, lambda m: work / "runs" / m.name)
-        if not plan:
-            raise ConfigError(f"{chosen.name}: nothing to run: none of its units applies to the sensitive column(s) "
-                              f"{list(data.schema.sensitive)} with the settings {settings or 'by default'}")
         # What the measures print is the workflow's log; the Measurement holds it all.
         with contextlib.redirect_stdout(io.StringIO()):
-            runs = run_units(plan, lambda: inputs, {"dataset": audit_run.DATASET, "generator": audit_run.RELEASE,
-                                                    "seed": seed}, announce=_quiet)
+            runs = audit_run.run_measures(data, work, measures, bar=False, say=audit_run.silent, seed=seed)
+            if not runs:
+                raise ConfigError(f"{chosen.name}: nothing to run: none of its units applies to the sensitive "
+                                  f"column(s) {list(data.schema.sensitive)} with the settings "
+                                  f"{settings or 'by default'}")
             _check_outcomes(runs, chosen.name)
             evidence, risks = audit_run.summarise(runs, measures, work, policy)
         records, details = _read_runs(runs, chosen)
     return _measurement(chosen, evidence, risks, records, details, data)
-
-
-def _quiet(message: str) -> None:
-    """The runner's step lines, unshown."""
 
 
 def _measurement(chosen: Measure, evidence: pd.DataFrame, risks: pd.DataFrame, records: pd.DataFrame, details: dict,

@@ -104,6 +104,18 @@ def tiny_run(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def cheap_audit():
+    """The audit (and the measure functions) with the calibration study's cheaper settings, the same
+    verdict logic: two RAPID attackers, fewer permutations, refits and attacks, for this module."""
+    from synthrisk.calibration import CHEAP_SETTINGS
+    from synthrisk.release_audit import run as audit_run
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(audit_run, "AUDIT_SETTINGS", CHEAP_SETTINGS)
+        yield
+
+
+@pytest.fixture(scope="module")
 def tinygen_site(tmp_path_factory):
     """tests/helpers.py's tinygen package installed into a folder of its own (as a user's
     site-packages), not into .venv, and on sys.path while the module's tests run."""

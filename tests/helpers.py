@@ -41,6 +41,14 @@ def tiny_config(tmp_path, generators=None, **extra):
     return path
 
 
+def synthetic_from(parts: dict, schema, backend: str, n: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """`n` records of the built-in `backend` fitted on the members of a `split_real` split."""
+    from synthrisk.generators import make_generator
+
+    train = parts["train"].drop(columns="row_id")
+    return make_generator({"backend": backend}, seed=seed).fit(train, schema).sample(n, seed)
+
+
 def snakemake(tmp_path, config, *args, check=True, env=None):
     """Snakemake in `tmp_path`; on both local cores unless the arguments name a profile."""
     local = [] if "--profile" in args else ["--cores", "2"]

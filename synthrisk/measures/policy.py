@@ -90,6 +90,20 @@ def policy_from_mapping(raw: dict | None, what: str = "policy") -> Policy:
                   power=fraction(raw.get("power", DEFAULT_POWER), "power"), source=source)
 
 
+def as_policy(policy) -> Policy:
+    """A `Policy` from what a caller passes: None (the default policy), a `Policy`, its mapping, or
+    the path of a policy YAML. Shared by the command line, `synthrisk.audit` and the measure functions."""
+    if policy is None:
+        return Policy()
+    if isinstance(policy, Policy):
+        return policy
+    if isinstance(policy, dict):
+        return policy_from_mapping(policy, what="policy")
+    if isinstance(policy, (str, Path)):
+        return load_policy(policy)
+    raise ConfigError(f"policy: give a Policy, a mapping or the path of a policy YAML, not a {type(policy).__name__}")
+
+
 def load_policy(path: str | Path) -> Policy:
     import yaml
 

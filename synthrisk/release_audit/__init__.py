@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from ..measures.policy import Policy, load_policy
+from ..measures.policy import Policy, as_policy
 from ..outputs import AuditFolder
 from .inputs import AuditInput, read_inputs
 from .run import audit_measures, progress, run_measures, summarise
@@ -93,10 +93,9 @@ def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None, read
     synthrisk did not write), read and check the files (errors name the file and column), then
     `write_audit`. `read_options` (a mapping of `synthrisk.io.ReadOptions`) apply to every text file;
     by default a schema's `source.options` do. `bar`: a progress bar on stderr (default: when stderr
-    is a terminal). `policy`: a `Policy`, or the path of a policy YAML (default: `Policy()`, the
+    is a terminal). `policy`: a `Policy`, its mapping, or the path of a policy YAML (default: `Policy()`, the
     published 0.09 threshold at family-wise level 0.05)."""
-    if policy is not None and not isinstance(policy, Policy):
-        policy = load_policy(policy)
+    policy = as_policy(policy)
     files = {"train": str(train), "synthetic": str(synthetic), "holdout": str(holdout) if holdout else None,
              "aux": str(aux) if aux else None}
     with _folder(out, files, str(schema) if schema else None, not schema) as folder:

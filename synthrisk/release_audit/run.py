@@ -40,13 +40,17 @@ def progress(message: str) -> None:
     print(f"synthrisk audit: {message}", file=sys.stderr, flush=True)
 
 
+def silent(message: str) -> None:
+    """Where the step lines go when nobody asked for them (the Python API without `progress`)."""
+
+
 def audit_measures() -> dict:
     """Every registered measure, in the report's order, with its audit settings."""
     measures = sorted(builtin_measures().values(), key=lambda m: (m.order, m.name))
     return {m.name: (m, m.settings(AUDIT_SETTINGS.get(m.name))) for m in measures}
 
 
-def measure_input(data: AuditInput) -> MeasureInput:
+def measure_input(data: AuditInput, seed: int = SEED) -> MeasureInput:
     return MeasureInput(
         members=data.members, non_members=data.holdout,
         aux=data.aux if data.aux is not None else data.holdout.iloc[:0], synthetic=data.synthetic,
@@ -54,18 +58,20 @@ def measure_input(data: AuditInput) -> MeasureInput:
         # The members, the holdout and the auxiliary records are taken as the population the members
         # were drawn from: the membership attack set keeps El Emam's member share n_train / N.
         population_size=len(data.members) + len(data.holdout) + (0 if data.aux is None else len(data.aux)),
-        seed=SEED)
+        seed=seed)
 
 
-def run_measures(data: AuditInput, work: Path, measures: dict, bar: bool | None = None, say=progress) -> list[Outcome]:
+def run_measures(data: AuditInput, work: Path, measures: dict, bar: bool | None = None, say=progress,
+                 seed: int = SEED) -> list[Outcome]:
     """Every unit of every measure on the release; per-run JSON and records under `work`. `bar`: a
-    progress bar on stderr (None: when stderr is a terminal), else a line per step to `say`."""
+    progress bar on stderr (None: when stderr is a terminal), else a line per step to `say`. `seed`:
+    of every random draw (the audit's is `SEED`; the measure functions take the caller's)."""
     from ..progress import StepProgress
 
     plan = plan_runs(measures, data.schema, lambda measure: work / "runs" / measure.name)
-    inputs = measure_input(data)
+    inputs = measure_input(data, seed)
     with StepProgress(len(plan), say, enabled=bar) as steps:
-        return run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": SEED},
+        return run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": seed},
                          announce=steps.announce)
 
 

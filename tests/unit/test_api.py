@@ -7,13 +7,11 @@ import json
 import pytest
 
 import synthrisk
-from synthrisk.calibration import CHEAP_SETTINGS
 from synthrisk.data.loaders import load_raw
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.errors import ConfigError, DataError, SchemaError
 from synthrisk.generators.run import run_generator
 from synthrisk.measures.policy import LEVELS
-from synthrisk.release_audit import run as audit_run
 
 
 @pytest.fixture(scope="module")
@@ -26,11 +24,9 @@ def frames(adult, adult_schema):
 
 
 @pytest.fixture(scope="module")
-def identity_result(frames):
+def identity_result(frames, cheap_audit):
     train, holdout, copies = frames
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(audit_run, "AUDIT_SETTINGS", CHEAP_SETTINGS)
-        yield synthrisk.audit(train, copies, holdout, sensitive="income")
+    return synthrisk.audit(train, copies, holdout, sensitive="income")
 
 
 def test_audit_of_dataframes_reads_a_copy_release_as_a_membership_risk(identity_result, frames):

@@ -11,18 +11,13 @@ import pytest
 import yaml
 from helpers import ROOT
 
-from synthrisk.calibration import CHEAP_SETTINGS
 from synthrisk.cli import main
 from synthrisk.data import load_schema
 from synthrisk.generators.run import run_generator
 from synthrisk.io import write_table
 from synthrisk.measures import RISKS, builtin_measures
-from synthrisk.release_audit import run as audit_run
 
 SCHEMA = str(ROOT / "config/datasets/adult.yaml")
-# The calibration study's cheaper settings (same verdict logic): two RAPID attackers, fewer
-# permutations, refits and attacks.
-QUICK = CHEAP_SETTINGS
 
 
 @pytest.fixture(scope="module")
@@ -42,13 +37,6 @@ def files(adult, adult_schema, tmp_path_factory):
     return folder
 
 
-@pytest.fixture(scope="module")
-def quick_settings():
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(audit_run, "AUDIT_SETTINGS", QUICK)
-        yield
-
-
 def audit(files, out, release="identity", holdout=True, schema=True, extra=()):
     args = ["audit", "--train", str(files / "train.csv"), "--synthetic", str(files / f"{release}.parquet"),
             "--out", str(out), *(["--holdout", str(files / "holdout.csv")] if holdout else []),
@@ -57,7 +45,7 @@ def audit(files, out, release="identity", holdout=True, schema=True, extra=()):
 
 
 @pytest.fixture(scope="module")
-def identity_audit(files, quick_settings, tmp_path_factory):
+def identity_audit(files, cheap_audit, tmp_path_factory):
     out = tmp_path_factory.mktemp("identity")
     assert audit(files, out) == 0
     return out, json.loads((out / "audit.json").read_text())
@@ -89,7 +77,7 @@ def test_identity_release_is_at_risk_on_every_risk_with_every_measure_reported(i
     assert (out / "tables/rapid.csv").exists() and not (out / "schema.yaml").exists()
 
 
-def test_independent_release_is_not_at_risk_and_a_leaky_one_is(files, quick_settings, tmp_path):
+def test_independent_release_is_not_at_risk_and_a_leaky_one_is(files, cheap_audit, tmp_path):
     assert audit(files, tmp_path / "independent", release="independent") == 0
     assert audit(files, tmp_path / "leaky", release="leaky") == 0
     independent = json.loads((tmp_path / "independent/audit.json").read_text())
@@ -112,7 +100,7 @@ def test_independent_release_is_not_at_risk_and_a_leaky_one_is(files, quick_sett
             assert group["share_exposed"] > group["share_exposed_overall"] and group["n"] >= 20
 
 
-def test_without_holdout_the_measures_that_need_it_are_skipped_with_reasons(files, quick_settings, tmp_path):
+def test_without_holdout_the_measures_that_need_it_are_skipped_with_reasons(files, cheap_audit, tmp_path):
     assert audit(files, tmp_path, holdout=False) == 0
     report = json.loads((tmp_path / "audit.json").read_text())
     measures = {m["measure"]: m for m in report["measures"]}
@@ -125,7 +113,7 @@ def test_without_holdout_the_measures_that_need_it_are_skipped_with_reasons(file
     assert "no holdout was" in (tmp_path / "audit.html").read_text()
 
 
-def test_inferred_schema_is_written_and_reruns(files, quick_settings, tmp_path):
+def test_inferred_schema_is_written_and_reruns(files, cheap_audit, tmp_path):
     first = tmp_path / "inferred"
     assert audit(files, first, release="identity", schema=False, extra=["--sensitive", "income"]) == 0
     schema = load_schema(first / "schema.yaml")

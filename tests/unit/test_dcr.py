@@ -4,13 +4,12 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import ROOT
+from helpers import ROOT, synthetic_from
 
 from synthrisk.data import split_real
 from synthrisk.dcr import dcr, two_nearest
 from synthrisk.dcr.core import TIE_K, nearest_ties, permutation_scores
 from synthrisk.errors import ConfigError, DataError, SchemaError
-from synthrisk.generators import make_generator
 from synthrisk.mia import GowerSpace, gower_matrix, nearest_synthetic
 
 
@@ -33,11 +32,6 @@ def brute_two_nearest(query, reference, space):
 @pytest.fixture(scope="module")
 def adult_parts(adult):
     return split_real(adult, 2000, 2000, 0, seed=3)
-
-
-def synthetic(parts, schema, backend, n=2000, seed=0):
-    train = parts["train"].drop(columns="row_id")
-    return make_generator({"backend": backend}, seed=seed).fit(train, schema).sample(n, seed)
 
 
 @pytest.mark.parametrize("data", ["adult", "mixed"])
@@ -68,7 +62,7 @@ def test_two_nearest_with_one_reference(mixed, mixed_schema):
 
 
 def test_identity_copies_are_closer_to_members(adult_parts, adult_schema):
-    syn = synthetic(adult_parts, adult_schema, "identity")
+    syn = synthetic_from(adult_parts, adult_schema, "identity")
     result = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema)
     out = result.to_json()
     assert out["exact_copies_member"] == len(syn) == out["n_synthetic"]
@@ -85,7 +79,7 @@ def test_identity_copies_are_closer_to_members(adult_parts, adult_schema):
 
 
 def test_independent_is_at_one_half(adult_parts, adult_schema):
-    syn = synthetic(adult_parts, adult_schema, "independent")
+    syn = synthetic_from(adult_parts, adult_schema, "independent")
     out = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema).to_json()
     low, high = out["share_interval"]["low"], out["share_interval"]["high"]
     assert low <= 0.5 <= high and high - low < 0.07
@@ -100,7 +94,7 @@ def test_independent_is_at_one_half(adult_parts, adult_schema):
 
 
 def test_cart_is_between(adult_parts, adult_schema):
-    syn = synthetic(adult_parts, adult_schema, "cart")
+    syn = synthetic_from(adult_parts, adult_schema, "cart")
     out = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema).to_json()
     assert 0.55 < out["share_closer_to_member"] < 0.95 and out["p_value_one_sided"] == 1 / 1000
     assert out["p_value_sign_test"] < 1e-6 and out["permutations"] == 999
@@ -111,7 +105,7 @@ def test_larger_member_set_is_subsampled_to_stay_fair(adult, adult_schema):
     """With three times as many members as holdout records, comparing against all members puts
     the independent generator's records closer to the members; the equal-size subsample does not."""
     parts = split_real(adult, 6000, 2000, 0, seed=4)
-    syn = synthetic(parts, adult_schema, "independent", n=3000)
+    syn = synthetic_from(parts, adult_schema, "independent", n=3000)
     result = dcr(parts["train"], parts["holdout"], syn, adult_schema, seed=1)
     out = result.to_json()
     assert out["subsampled"] == "members" and out["n_compared"] == 2000
@@ -126,7 +120,7 @@ def test_larger_member_set_is_subsampled_to_stay_fair(adult, adult_schema):
 
 
 def test_exact_copy_flags_match_zero_distances(adult_parts, adult_schema):
-    syn = synthetic(adult_parts, adult_schema, "cart")
+    syn = synthetic_from(adult_parts, adult_schema, "cart")
     records = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema).records
     np.testing.assert_array_equal(records.exact_copy_member, records.distance_member == 0)
     np.testing.assert_array_equal(records.exact_copy_holdout, records.distance_holdout == 0)
@@ -136,7 +130,7 @@ def test_exact_copy_flags_match_zero_distances(adult_parts, adult_schema):
 
 def test_deterministic_and_plain_json(adult, adult_schema):
     parts = split_real(adult, 1500, 1000, 0, seed=5)
-    syn = synthetic(parts, adult_schema, "cart", n=1200)
+    syn = synthetic_from(parts, adult_schema, "cart", n=1200)
     a = dcr(parts["train"], parts["holdout"], syn, adult_schema, seed=7)
     b = dcr(parts["train"], parts["holdout"], syn, adult_schema, seed=7)
     c = dcr(parts["train"], parts["holdout"], syn, adult_schema, seed=8)
@@ -169,7 +163,7 @@ def test_synthetic_cap_searches_a_sample_and_counts_copies_over_all(adult_parts,
     """Issue #28: above max_synthetic the searches (share, interval, test, DCR, NNDR) are those of a
     seeded sample of synthetic records, each with the distances it has in the full run; exact copies
     are counted over every synthetic record; at the cap nothing changes."""
-    syn = synthetic(adult_parts, adult_schema, "cart")
+    syn = synthetic_from(adult_parts, adult_schema, "cart")
     full = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema, seed=2, max_synthetic=None)
     at_cap = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema, seed=2, max_synthetic=2000)
     assert {**at_cap.to_json(), "max_synthetic": None} == full.to_json() and full.to_json()["subsample_note"] is None

@@ -11,10 +11,8 @@ import pandas as pd
 import pytest
 from helpers import ROOT
 
-from synthrisk.calibration import CHEAP_SETTINGS
 from synthrisk.cli import main
 from synthrisk.io import write_table
-from synthrisk.release_audit import run as audit_run
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 #: blocks another test runs as written: (page, first line of the block) -> that test
@@ -30,13 +28,6 @@ def python_blocks() -> list[tuple[str, int, str]]:
         for index, block in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(), re.S)):
             found.append((page.relative_to(ROOT).as_posix(), index, block))
     return found
-
-
-@pytest.fixture(scope="module")
-def cheap_audit():
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(audit_run, "AUDIT_SETTINGS", CHEAP_SETTINGS)
-        yield
 
 
 @pytest.fixture(scope="module")

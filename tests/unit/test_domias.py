@@ -5,24 +5,19 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import synthetic_from
 from statsmodels.nonparametric.kernel_density import KDEMultivariate
 
 from synthrisk.data import split_real
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.domias import MixedEncoding, MixedKde, domias
 from synthrisk.errors import ConfigError, DataError
-from synthrisk.generators import make_generator
 from synthrisk.mia import membership_attack
 
 
 @pytest.fixture(scope="module")
 def adult_parts(adult):
     return split_real(adult, 2000, 2000, 2000, seed=3)
-
-
-def synthetic(parts, schema, backend, n=2000, seed=0):
-    train = parts["train"].drop(columns="row_id")
-    return make_generator({"backend": backend}, seed=seed).fit(train, schema).sample(n, seed)
 
 
 @pytest.mark.filterwarnings("ignore:After 0.17:FutureWarning")  # statsmodels' own random state use
@@ -105,10 +100,10 @@ def test_density_by_its_definition_with_missing_values(mixed, mixed_schema):
 
 def test_identity_is_detected_and_independent_is_chance(adult_parts, adult_schema):
     args = (adult_parts["train"], adult_parts["holdout"], adult_parts["aux"])
-    identity = domias(*args, synthetic(adult_parts, adult_schema, "identity"), adult_schema, member_share=0.5)
+    identity = domias(*args, synthetic_from(adult_parts, adult_schema, "identity"), adult_schema, member_share=0.5)
     assert identity.auc > 0.7, identity.auc
     assert identity.to_json()["tpr_at_fpr"]["1e-02"] > 0.05
-    independent = domias(*args, synthetic(adult_parts, adult_schema, "independent"), adult_schema,
+    independent = domias(*args, synthetic_from(adult_parts, adult_schema, "independent"), adult_schema,
                          member_share=0.5)
     n_m, n_nm = independent.summary["n_members"], independent.summary["n_non_members"]
     se = math.sqrt((n_m + n_nm + 1) / (12 * n_m * n_nm))  # AUC's standard error under the null
@@ -119,7 +114,7 @@ def test_identity_is_detected_and_independent_is_chance(adult_parts, adult_schem
 def test_attack_set_design_is_the_kde_attacks(adult_parts, adult_schema, adult):
     """At El Emam's share, with the KDE attack's aux composition, both attacks score the same records
     and draw the same aux members, none of them scored."""
-    syn = synthetic(adult_parts, adult_schema, "cart")
+    syn = synthetic_from(adult_parts, adult_schema, "cart")
     args = (adult_parts["train"], adult_parts["holdout"])
     ours = domias(*args, adult_parts["aux"], syn, adult_schema, population_size=len(adult), seed=2,
                   aux_member_fraction=0.5)
@@ -137,7 +132,7 @@ def test_attack_set_design_is_the_kde_attacks(adult_parts, adult_schema, adult):
 
 
 def test_deterministic_and_plain_json(adult_parts, adult_schema):
-    syn = synthetic(adult_parts, adult_schema, "cart", n=1500)
+    syn = synthetic_from(adult_parts, adult_schema, "cart", n=1500)
     args = (adult_parts["train"].iloc[:1500], adult_parts["holdout"].iloc[:1500], adult_parts["aux"].iloc[:800],
             syn, adult_schema)
     a, b = domias(*args, member_share=0.3, seed=4), domias(*args, member_share=0.3, seed=4)
