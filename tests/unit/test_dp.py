@@ -279,6 +279,18 @@ def test_scaling_fit_regresses_on_the_noise_variance():
     assert fit["crossover_n_at_eps1"] == pytest.approx(3.0 * gaussian_sigma(1.0, 1e-5, 40.0) ** 2 / 2.0, rel=1e-6)
 
 
+def test_scaling_fit_is_repeated_on_the_cells_where_every_release_has_a_solution():
+    # Cells whose MSE comes from the few releases with a solution (here: saturated at 5) break the
+    # law on every cell; the fit on the cells without invalid releases recovers it exactly.
+    grid = _scaling_grid().assign(invalid=0)
+    broken = grid["sigma"] == grid["sigma"].max()
+    grid.loc[broken, "mse"], grid.loc[broken, "invalid"] = 5.0, 900
+    fit = ex.scaling_fit(grid).iloc[0]
+    assert fit["cells_all_valid"] == len(grid) - broken.sum()
+    assert fit["c1_all_valid"] == pytest.approx(2.0, rel=1e-6) and fit["c2_all_valid"] == pytest.approx(3.0, rel=1e-6)
+    assert fit["r2_log_all_valid"] == pytest.approx(1.0, abs=1e-9) and fit["r2_log"] < 0.999
+
+
 def test_scaling_and_variance_figures_say_what_is_computed(monkeypatch, tmp_path):
     from synthrisk.dp import stage
 
