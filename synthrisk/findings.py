@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +40,9 @@ AGREEMENTS = (WITHIN, HOLDS, NOT_REPRODUCED, NOT_RUN)
 # Scalar tests compare every element of `ours`; shape tests walk along the `by` column of a series.
 SCALAR_TESTS = ("within", "at_least", "at_most")
 SHAPE_TESTS = ("increasing", "decreasing")
-VALUE_KEYS = {"table", "where", "column", "by", "label", "at", "reduce"}
+VALUE_KEYS = {"table", "where", "column", "by", "label", "at", "reduce", "optional"}
+#: how an optional value the run does not have is shown
+ABSENT = "(not in this run)"
 FINDING_KEYS = {"id", "paper", "finding", "setting", "published", "table", "where", "values", "ours", "shown",
                 "test", "note"}
 REDUCERS = ("min", "max", "mean")
@@ -93,6 +96,10 @@ def load_findings(path: str | Path = FINDINGS_FILE) -> dict:
             spec = _value_spec(finding, name, spec, where)
             if spec["reduce"] is not None and spec["reduce"] not in REDUCERS:
                 raise ConfigError(f"{where}: value {name!r}: reduce must be one of {REDUCERS}")
+            expressions = finding["ours"] if isinstance(finding["ours"], list) else [finding["ours"]]
+            if spec["optional"] and any(re.search(rf"\b{re.escape(name)}\b", str(e)) for e in expressions):
+                raise ConfigError(f"{where}: value {name!r} is optional but `ours` uses it: "
+                                  f"a test cannot rest on a value the run may not have")
         if not isinstance(finding["ours"], (str, list)):
             raise ConfigError(f"{where}: `ours` must be an expression or a list of expressions")
         if isinstance(finding["ours"], list) and "shown" not in finding:
@@ -125,7 +132,7 @@ def _value_spec(finding: dict, name: str, spec, where: str) -> dict:
     if unknown:
         raise ConfigError(f"{where}: value {name!r}: unknown key(s) {sorted(unknown)}")
     full = {"table": finding.get("table"), "where": finding.get("where"), "by": None, "label": None, "at": None,
-            "reduce": None, **spec}
+            "reduce": None, "optional": False, **spec}
     if not full["table"]:
         raise ConfigError(f"{where}: value {name!r} names no `table` (set it on the value or the finding)")
     return full
@@ -282,11 +289,15 @@ def fmt_any(value) -> str:
 
 def compute(finding: dict, tables: Tables) -> Result:
     where = f"finding {finding['id']!r}"
-    try:
-        values = {name: compute_value(tables, _value_spec(finding, name, spec, where), where)
-                  for name, spec in finding["values"].items()}
-    except NotRun as missing:
-        return Result(finding, NOT_RUN, f"({missing})", missing=str(missing))
+    values = {}
+    for name, spec in finding["values"].items():
+        spec = _value_spec(finding, name, spec, where)
+        try:
+            values[name] = compute_value(tables, spec, where)
+        except NotRun as missing:
+            if not spec["optional"]:
+                return Result(finding, NOT_RUN, f"({missing})", missing=str(missing))
+            values[name] = None  # context beside the test, not part of it: shown as ABSENT
     expressions = finding["ours"] if isinstance(finding["ours"], list) else [finding["ours"]]
     results = [evaluate(expression, values, where) for expression in expressions]
     shape = any(kind in finding["test"] for kind in SHAPE_TESTS)
@@ -297,7 +308,8 @@ def compute(finding: dict, tables: Tables) -> Result:
     agreement = judge(finding["test"], results, where)
     if "shown" in finding:
         try:
-            shown = finding["shown"].format_map({name: fmt_any(v) for name, v in values.items()})
+            shown = finding["shown"].format_map({name: ABSENT if v is None else fmt_any(v)
+                                                 for name, v in values.items()})
         except (KeyError, ValueError) as exc:
             raise ConfigError(f"{where}: `shown` names {exc}, not one of its values {sorted(values)}") from None
     else:

@@ -46,6 +46,7 @@ def _findings_file(tmp_path, **finding) -> Path:
     ({"paper": "q"}, "paper 'q' is not under `papers`"),
     ({"test": {"within": [0.4, 0.6], "at_most": 1}}, "exactly one of"),
     ({"values": {"v": {"column": "value", "reduce": "median"}}}, "reduce must be one of"),
+    ({"values": {"v": {"column": "value", "optional": True}}}, "value 'v' is optional but `ours` uses it"),
 ])
 def test_a_bad_finding_is_named(tmp_path, finding, message):
     with pytest.raises(ConfigError, match=re.escape(message)) as error:
@@ -71,6 +72,16 @@ def test_findings_read_rows_series_and_extremes(tmp_path):
     assert (result.agreement, result.ours) == (F.HOLDS, "0.55 at ε = 1, 0.9 at ε = 2")
     missing = F.compute(F.load_findings(_findings_file(tmp_path, where="g == 'c'"))["findings"][0], tables)
     assert missing.agreement == F.NOT_RUN and "no rows of t.csv with g == 'c'" in missing.ours
+
+
+def test_an_optional_value_the_run_lacks_is_shown_as_absent_and_the_test_still_judged(tmp_path):
+    run = tmp_path / "run"
+    _write_table(run, "t", pd.DataFrame({"g": ["a"], "value": [0.55]}))
+    values = {"v": {"column": "value", "where": "g == 'a'"},
+              "context": {"column": "value", "where": "g == 'b'", "optional": True}}
+    found = F.compute(F.load_findings(_findings_file(tmp_path, values=values, shown="{v}; beside it {context}"))
+                      ["findings"][0], F.Tables(run))
+    assert found.agreement == F.WITHIN and found.ours == f"0.55; beside it {F.ABSENT}"
 
 
 def test_findings_need_a_finished_run(tmp_path, capsys):

@@ -66,7 +66,7 @@ def test_findings_of_the_tiny_run_are_computed_or_say_why_not(tiny_run, capsys):
         r = results[key]
         assert r.agreement in (F.WITHIN, F.HOLDS, F.NOT_REPRODUCED), key
         assert r.ours and not r.ours.startswith("("), (key, r.ours)
-        numbers = [v for value in r.values.values()
+        numbers = [v for value in r.values.values() if value is not None  # None: an optional value absent
                    for v in (value.tolist() if isinstance(value, pd.Series) else [value]) if not isinstance(v, str)]
         assert numbers and all(pd.notna(numbers)), (key, r.values)
     for key in set(results) - computed:
