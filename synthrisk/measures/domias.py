@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..mia.settings import MiaSettings
+from ..multiple_testing import holm_rejects
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
 from .mia import flagged_members
@@ -23,11 +24,9 @@ from .wording import membership_auc
 
 def _beats(summary: dict, alpha: float) -> bool:
     """AUC above 0.5 or TPR at FPR 1e-2 above chance, Holm over the two tests (as for `mia`)."""
-    from statsmodels.stats.multitest import multipletests
-
     p = [summary["auc_test"]["p_value"], (summary.get("tpr_test") or {}).get("p_value")]
     p = [v for v in p if v is not None]
-    return bool(p) and bool(multipletests(p, alpha=alpha, method="holm")[0].any())
+    return bool(p) and bool(holm_rejects(p, alpha).any())
 
 
 @register_measure

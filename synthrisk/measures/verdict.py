@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from ..multiple_testing import holm_adjusted
 from .base import EVIDENCE_COLUMNS, RISKS
 from .policy import LEVELS, Policy
 
@@ -71,22 +72,12 @@ def decisions(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFr
     out["effect_se"] = scale * se
     keys = PAIR + ["risk"]
     out["family_size"] = out.groupby(keys)["p"].transform("size")
-    out["p_holm"] = out.groupby(keys)["p"].transform(_holm)
+    out["p_holm"] = out.groupby(keys)["p"].transform(holm_adjusted)
     out["beats"] = out["p_holm"] <= policy.alpha
     z = norm.ppf(1 - policy.alpha / (2 * out["family_size"].astype(float)))
     out["effect_low"] = out["effect"] - z * out["effect_se"]
     out["effect_high"] = out["effect"] + z * out["effect_se"]
     return out
-
-
-def _holm(p: pd.Series) -> pd.Series:
-    """Holm's step-down adjusted p-values (monotone, capped at 1)."""
-    order = np.argsort(p.to_numpy(), kind="stable")
-    k = len(p)
-    adjusted = np.minimum(1.0, np.maximum.accumulate((k - np.arange(k)) * p.to_numpy()[order]))
-    result = np.empty(k)
-    result[order] = adjusted
-    return pd.Series(result, index=p.index)
 
 
 def beats(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.Series:

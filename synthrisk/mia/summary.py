@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..figures import save, subplots
 from ..io import read_json
+from ..multiple_testing import holm_rejects
 from ..tables import write_table_formats
 from .metrics import auc_against_chance, naive_f1, relative_f1, tpr_against_chance
 
@@ -76,15 +77,13 @@ def auc_beats_chance(runs: pd.DataFrame, alpha: float = ALPHA, columns=("auc_p_v
     FPR 1e-2 above that FPR (beta-binomial, `tpr_against_chance`), after Holm's correction over
     every attack x statistic run on the same synthetic data (one family of tests per run). The
     TPR test catches a leak of a few records, which moves the AUC by little."""
-    from statsmodels.stats.multitest import multipletests
-
     out = pd.Series(False, index=runs.index)
     for _, group in runs.groupby(["dataset", "generator", "seed"]):
         tests = [(index, p) for column in columns if column in group
                  for index, p in pd.to_numeric(group[column], errors="coerce").dropna().items()]
         if not tests:
             continue
-        rejected = multipletests([p for _, p in tests], alpha=alpha, method="holm")[0]
+        rejected = holm_rejects([p for _, p in tests], alpha)
         for (index, _), hit in zip(tests, rejected):
             out.loc[index] |= bool(hit)
     return out

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 from ..figures import save, subplots
 from ..io import read_json
+from ..multiple_testing import holm_rejects
 from ..tables import mean_spread, write_table_formats
 from .attackers import CALIBRATED, base_attacker
 from .core import ALPHA
@@ -70,7 +70,7 @@ def _holm_per_replicate(runs: pd.DataFrame, p_column: str, alpha: float) -> pd.S
     out = pd.Series(False, index=runs.index)
     tested = runs[runs["status"].eq("ok") & runs[p_column].notna()]
     for _, group in tested.groupby(REPLICATE):
-        out.loc[group.index] = multipletests(group[p_column].to_numpy(float), alpha=alpha, method="holm")[0]
+        out.loc[group.index] = holm_rejects(group[p_column].to_numpy(float), alpha)
     return out
 
 

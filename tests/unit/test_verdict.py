@@ -8,11 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import norm
-from statsmodels.stats.multitest import multipletests
 
 from synthrisk.errors import ConfigError
 from synthrisk.measures.policy import LEVELS, Policy, load_policy, policy_from_mapping
-from synthrisk.measures.verdict import _holm, decisions, risk_table
+from synthrisk.measures.verdict import decisions, risk_table
 
 
 def row(attack, value, reference, se, p=None, scale=1.0, risk="membership", generator="g", n_seeds=1):
@@ -20,13 +19,6 @@ def row(attack, value, reference, se, p=None, scale=1.0, risk="membership", gene
             "value": value, "reference": reference, "ci_low": value - 1.959964 * se, "ci_high": value + 1.959964 * se,
             "n_seeds": n_seeds, "n_seeds_beating": 0, "tpr_at_1e-02": np.nan, "tpr_at_1e-03": np.nan, "detail": "",
             "p_value": np.nan if p is None else p, "effect_scale": scale}
-
-
-def test_holm_matches_statsmodels():
-    rng = np.random.default_rng(0)
-    for k in (1, 2, 5, 9):
-        p = pd.Series(rng.uniform(0, 0.2, k))
-        assert np.allclose(_holm(p), multipletests(p, method="holm")[1])
 
 
 def test_three_levels_against_the_policy_threshold():

@@ -1,0 +1,27 @@
+"""Holm's correction (synthrisk.multiple_testing) against statsmodels' `multipletests`, the
+library it stands in for, on random families with ties, zeros and ones."""
+
+import numpy as np
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from synthrisk.multiple_testing import holm_adjusted, holm_rejects
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_holm_agrees_with_statsmodels(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 12))
+    p = rng.choice([rng.uniform(0, 0.1), rng.uniform(0, 1), 0.0, 1.0, 0.01], size=m)
+    p = np.where(rng.uniform(size=m) < 0.5, rng.uniform(0, 0.2, size=m), p)
+    for alpha in (0.01, 0.05, 0.2):
+        rejected, adjusted, _, _ = multipletests(p, alpha=alpha, method="holm")
+        np.testing.assert_allclose(holm_adjusted(p), adjusted, rtol=0, atol=1e-15)
+        np.testing.assert_array_equal(holm_rejects(p, alpha), rejected)
+
+
+def test_holm_is_step_down_and_refuses_untested_hypotheses():
+    # 0.01 * 3 <= 0.05 rejects; 0.03 * 2 > 0.05 stops the procedure, so 0.04 is kept too
+    assert holm_rejects([0.04, 0.01, 0.03], 0.05).tolist() == [False, True, False]
+    with pytest.raises(ValueError, match="NaN"):
+        holm_adjusted([0.01, np.nan])
