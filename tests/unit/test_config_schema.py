@@ -20,7 +20,7 @@ import typing
 import jsonschema
 import pytest
 import yaml
-from helpers import ROOT
+from helpers import ROOT, tiny_config
 
 from synthrisk.measures import RISKS, builtin_measures
 
@@ -224,3 +224,27 @@ def test_the_defaults_the_workflow_fills_in_are_the_settings_defaults():
     for name in closed:
         measure = builtin_measures()[name]
         assert measure.settings(config[name]) == measure.Settings(), name
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda c: c.update(seed=[1]), "seed"),
+    (lambda c: c["generators"].update(x={"model": "y"}), "backend"),
+    (lambda c: c["dp"].update(families=["gamma"]), "gamma"),
+    (lambda c: c["dp"].update(delta=1.5), "delta"),
+])
+def test_config_errors_name_the_key(tmp_path, mutate, message):
+    """What the Snakefile runs before planning (snakemake's `validate` against the schema, then
+    `check_config`), in-process; tests/workflow/test_workflow.py checks the workflow runs it."""
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    from synthrisk.config import check_config
+    from synthrisk.errors import ConfigError
+
+    config = yaml.safe_load(tiny_config(tmp_path).read_text())
+    mutate(config)
+    with pytest.raises((WorkflowError, ConfigError)) as error:
+        validate(config, str(SCHEMA_PATH))
+        check_config(config)
+    assert message in str(error.value)
+

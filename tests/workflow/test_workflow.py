@@ -4,7 +4,6 @@ import json
 import re
 
 import pandas as pd
-import pytest
 import yaml
 from helpers import open_page, snakemake, tiny_config
 
@@ -132,18 +131,13 @@ def test_rerun_after_adding_a_generator_touches_only_its_branch(tiny_run):
     assert "generate" in text and "split" not in text and "load_dataset" not in text
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda c: c["datasets"]["adult"].update(n_trian=5), "n_trian"),
-    (lambda c: c.update(seed=[1]), "seed"),
-    (lambda c: c["generators"].update(x={"model": "y"}), "backend"),
-    (lambda c: c["dp"].update(families=["gamma"]), "gamma"),
-    (lambda c: c["dp"].update(delta=1.5), "delta"),
-])
-def test_config_errors_name_the_key(tmp_path, mutate, message):
+def test_config_errors_name_the_key(tmp_path):
+    """The workflow validates its config before planning (the other bad keys are checked in-process
+    against the same schema: tests/unit/test_config_schema.py)."""
     config_path = tiny_config(tmp_path)
     config = yaml.safe_load(config_path.read_text())
-    mutate(config)
+    config["datasets"]["adult"]["n_trian"] = 5
     config_path.write_text(yaml.safe_dump(config))
     done = snakemake(tmp_path, config_path, "-n", check=False)
     assert done.returncode != 0
-    assert message in done.stdout + done.stderr
+    assert "n_trian" in done.stdout + done.stderr
