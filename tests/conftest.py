@@ -2,17 +2,25 @@
 Snakemake runs, SLURM, the whole workflow; marked `workflow`). `helpers` (tests/helpers.py) is
 importable from every test (pythonpath in pyproject.toml)."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-import pytest
-from helpers import ROOT, snakemake, tiny_config, tinygen_package
+# One thread per OpenMP/BLAS pool unless the caller says otherwise, set before numpy and
+# scikit-learn load them: the tests fit small models, where a second thread costs more than it
+# gives, and OpenMP threads spin when the cores are shared (a RAPID gbm fit on 2,000 records took
+# 0.6 s with one thread, 1.7-6 s with two, beside another job). Workflow jobs set their own.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
-from synthrisk.data import load_dataset, load_schema
-from synthrisk.data.schema import DatasetSchema
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from helpers import ROOT, snakemake, tiny_config, tinygen_package  # noqa: E402
+
+from synthrisk.data import load_dataset, load_schema  # noqa: E402
+from synthrisk.data.schema import DatasetSchema  # noqa: E402
 
 WORKFLOW_TESTS = Path(__file__).resolve().parent / "workflow"
 
