@@ -1,9 +1,11 @@
 """A tiny workflow config, a Snakemake runner and a headless browser shared by the tests."""
 
+import functools
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -49,12 +51,32 @@ def synthetic_from(parts: dict, schema, backend: str, n: int = 2000, seed: int =
     return make_generator({"backend": backend}, seed=seed).fit(train, schema).sample(n, seed)
 
 
+@functools.cache
+def _without_scontrol() -> str:
+    """A folder whose `scontrol` fails at once (a link to `false`), for the front of PATH."""
+    folder = Path(tempfile.mkdtemp(prefix="synthrisk-local-"))
+    (folder / "scontrol").symlink_to(shutil.which("false"))
+    return str(folder)
+
+
+def local_env(env=None) -> dict:
+    """The environment of a Snakemake run on the local cores. Snakemake loads every installed
+    executor plugin when it starts, and the SLURM plugin (2.8.0) then asks `scontrol show config`
+    for a default; where SLURM's client is installed but no controller runs (this machine, outside
+    the SLURM test) that waits 9 s per invocation, most of a dry run. A local run does not use
+    SLURM, so its `scontrol` fails at once; the SLURM test runs with the real one."""
+    env = dict(os.environ if env is None else env)
+    env["PATH"] = os.pathsep.join([_without_scontrol(), env.get("PATH", "")])
+    return env
+
+
 def snakemake(tmp_path, config, *args, check=True, env=None):
     """Snakemake in `tmp_path`; on both local cores unless the arguments name a profile."""
-    local = [] if "--profile" in args else ["--cores", "2"]
+    local = "--profile" not in args
     # The arguments go before --configfile, which takes every word that follows it.
-    done = subprocess.run(SNAKEMAKE + local + ["--directory", str(tmp_path), *args, "--configfile", str(config)],
-                          capture_output=True, text=True, cwd=ROOT, env=env)
+    done = subprocess.run(SNAKEMAKE + (["--cores", "2"] if local else [])
+                          + ["--directory", str(tmp_path), *args, "--configfile", str(config)],
+                          capture_output=True, text=True, cwd=ROOT, env=local_env(env) if local else env)
     if check and done.returncode != 0:
         raise AssertionError(done.stdout[-3000:] + done.stderr[-3000:])
     return done

@@ -238,7 +238,10 @@ def test_a_killed_audit_leaves_no_complete_looking_output_and_the_next_cleans_up
     while time.time() < deadline and not any(p.name.startswith(".synthrisk-staging-")
                                              for p in (out.iterdir() if out.exists() else [])):
         time.sleep(0.2)
-    time.sleep(1.0)
+    time.sleep(0.5)
+    # Frozen mid-audit (it would otherwise finish while the second starts up), then killed.
+    assert child.poll() is None, "the audit finished before it could be stopped"
+    os.killpg(child.pid, signal.SIGSTOP)
     # A second audit into the same folder while the first runs is refused, not interleaved.
     second = subprocess.run([sys.executable, "-m", "synthrisk.cli", *audit_args(files, out)], capture_output=True,
                             text=True)

@@ -8,7 +8,7 @@ import subprocess
 
 import pandas as pd
 import yaml
-from helpers import ROOT, SNAKEMAKE, snakemake, tiny_config
+from helpers import ROOT, SNAKEMAKE, local_env, snakemake, tiny_config
 
 
 def test_a_measure_is_one_module_plus_one_config_entry(tiny_run):
@@ -65,6 +65,6 @@ def test_a_user_config_runs_exactly_what_it_names(tmp_path):
                       "total": "12"}, dry
     # The same directory with no --configfile runs the default config (the simulator among it).
     default = subprocess.run(SNAKEMAKE + ["--cores", "2", "--directory", str(tmp_path), "-n", "--quiet", "rules"],
-                             capture_output=True, text=True, cwd=ROOT)
+                             capture_output=True, text=True, cwd=ROOT, env=local_env())
     assert default.returncode == 0 and re.search(r"^rapid_simulation\s+1$", default.stdout, re.M), \
         default.stdout[-3000:] + default.stderr[-3000:]
