@@ -46,15 +46,18 @@ def main(argv=None) -> int:
         frames = [pd.read_csv(path) for path in sorted(out.glob(f"calibration_runs_{args.dataset}_*.csv"))]
     for n in ([] if args.summarise else args.n):
         start = time.time()
+        # Another --seed draws other splits: its rows go to a file of their own, and --summarise
+        # pools every file of the dataset (more splits for a cell whose interval is too wide).
+        runs_file = out / f"calibration_runs_{args.dataset}_{n}{f'_seed{args.seed}' if args.seed else ''}.csv"
 
-        def progress(done, total, so_far, n=n, start=start):
+        def progress(done, total, so_far, n=n, start=start, runs_file=runs_file):
             # the splits so far, kept as they finish: a stopped study still has its rows
-            so_far.to_csv(out / f"calibration_runs_{args.dataset}_{n}.csv", index=False)
+            so_far.assign(seed=args.seed).to_csv(runs_file, index=False)
             print(f"n={n}: {done}/{total} splits, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
 
         runs = study(args.dataset, n, args.splits, args.releases, seed=args.seed, measures=tuple(args.measures),
-                     progress=progress)
-        runs.to_csv(out / f"calibration_runs_{args.dataset}_{n}.csv", index=False)
+                     progress=progress).assign(seed=args.seed)
+        runs.to_csv(runs_file, index=False)
         frames.append(runs)
     import pandas as pd
 
