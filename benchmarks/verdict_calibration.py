@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from synthrisk.calibration import COPY_SHARES, NULLS, RISK_MEASURES, rates, smallest_detected, study
+from synthrisk.calibration import COPY_SHARES, NULLS, REFUSED, RISK_MEASURES, rates, smallest_detected, study
 
 
 def main(argv=None) -> int:
@@ -61,7 +61,12 @@ def main(argv=None) -> int:
         frames.append(runs)
     import pandas as pd
 
-    table = rates(pd.concat(frames, ignore_index=True))
+    runs = pd.concat(frames, ignore_index=True)
+    refused = runs[runs["release"] == REFUSED]
+    if len(refused):  # the audit refused these splits' files: no verdict, not counted
+        print(f"{len(refused)} split(s) refused by the audit's record checks, not counted: "
+              f"{refused['attack'].iloc[0][:200]}", file=sys.stderr)
+    table = rates(runs)
     table.to_csv(out / f"calibration_{args.dataset}.csv", index=False)
     smallest_detected(table).to_csv(out / f"calibration_power_{args.dataset}.csv", index=False)
     if args.publish:

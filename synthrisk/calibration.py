@@ -31,11 +31,14 @@ import pandas as pd
 
 from .data import load_schema
 from .data.schema import DatasetSchema
+from .errors import DataError
 from .measures.policy import LEVELS, Policy
 from .proportions import clopper_pearson
 
 ROOT = Path(__file__).resolve().parents[1]
 NULLS = ("population", "cart", "holdout")
+#: the release of a split the audit's record checks refused (no verdict; not counted by `rates`)
+REFUSED = "(refused by the record checks)"
 COPY_SHARES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
 #: cheaper settings than the audit's own, with the same verdict logic: two RAPID attackers (boosted
 #: trees, which can memorise records, and a pruned tree), 99 permutations and 3 refits; 300
@@ -176,15 +179,26 @@ def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, po
         schema = population.schema
         members, holdout = population.take(n), population.take(n)
         checked = None
-        for kind, synthetic in releases(members, holdout, population, schema, kinds, seed=split).items():
-            risks, attacks, checked = audit_frames(members, holdout, synthetic, schema, policy, measures, checked)
-            for r in risks.itertuples():
-                rows.append({"dataset": dataset, "n": n, "split": split, "release": kind, "risk": r.risk,
-                             "attack": "(risk verdict)", "verdict": int(r.level != LEVELS["no_evidence"]),
-                             "material": int(r.level == LEVELS["at_risk"])})
-            for a in attacks.itertuples():
-                rows.append({"dataset": dataset, "n": n, "split": split, "release": kind, "risk": a.risk,
-                             "attack": f"{a.measure}: {a.attack}", "verdict": int(a.beats), "material": np.nan})
+        found = []
+        try:
+            for kind, synthetic in releases(members, holdout, population, schema, kinds, seed=split).items():
+                risks, attacks, checked = audit_frames(members, holdout, synthetic, schema, policy, measures,
+                                                       checked)
+                for r in risks.itertuples():
+                    found.append({"dataset": dataset, "n": n, "split": split, "release": kind, "risk": r.risk,
+                                  "attack": "(risk verdict)", "verdict": int(r.level != LEVELS["no_evidence"]),
+                                  "material": int(r.level == LEVELS["at_risk"])})
+                for a in attacks.itertuples():
+                    found.append({"dataset": dataset, "n": n, "split": split, "release": kind, "risk": a.risk,
+                                  "attack": f"{a.measure}: {a.attack}", "verdict": int(a.beats),
+                                  "material": np.nan})
+        except DataError as refusal:
+            # The audit's record checks refuse some random splits too (a holdout with more repeated
+            # records than random halves of the pooled records have, at p <= 0.001): no verdict is
+            # given, so the split counts neither way; it is kept as one row saying why.
+            found = [{"dataset": dataset, "n": n, "split": split, "release": REFUSED, "risk": "", "attack": str(refusal),
+                      "verdict": np.nan, "material": np.nan}]
+        rows.extend(found)
         if progress:
             progress(split + 1, splits, pd.DataFrame(rows))
     return pd.DataFrame(rows)
@@ -195,6 +209,7 @@ def rates(results: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     rate for a null, power for a positive control) and its Clopper-Pearson interval; the same for
     "at risk" (material)."""
     rows = []
+    results = results[results["release"] != REFUSED]
     for key, group in results.groupby(["dataset", "n", "release", "risk", "attack"], sort=True):
         k, m = int(group["verdict"].sum()), len(group)
         low, high = clopper_pearson(k, m, confidence)
