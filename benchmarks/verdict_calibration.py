@@ -6,7 +6,8 @@ as a steward audits one (`synthrisk.calibration`).
 
 Nulls (a release that never saw the members): fresh population records, `cart` fitted on other
 records, the holdout itself. Positive controls: population records with a share of member copies,
-and the `leaky` generator. Writes `calibration_runs.csv` (one row per split x release x verdict),
+and the `leaky` generator. Writes `calibration_runs_<dataset>_<n>[_seed<k>].csv` (one row per split x
+release x verdict; `--summarise` pools every such file of the dataset),
 `calibration.csv` (rates with Clopper-Pearson intervals) and `calibration_power.csv` (the smallest
 member-copy share detected with 80% power), and prints the risk verdicts' table.
 """
@@ -43,7 +44,7 @@ def main(argv=None) -> int:
     if args.summarise:
         import pandas as pd
 
-        frames = [pd.read_csv(path) for path in sorted(out.glob(f"calibration_runs_{args.dataset}_*.csv"))]
+        frames = [_read_runs(path) for path in sorted(out.glob(f"calibration_runs_{args.dataset}_*.csv"))]
     for n in ([] if args.summarise else args.n):
         start = time.time()
         # Another --seed draws other splits: its rows go to a file of their own, and --summarise
@@ -62,6 +63,9 @@ def main(argv=None) -> int:
     import pandas as pd
 
     runs = pd.concat(frames, ignore_index=True)
+    keys = ["dataset", "n", "seed", "split", "release", "risk", "attack"]
+    if runs.duplicated(keys).any():  # the same splits in two files would be counted twice
+        raise SystemExit(f"{out}: some splits are in more than one runs file (same {keys}); remove the copies")
     refused = runs[runs["release"] == REFUSED]
     if len(refused):  # the audit refused these splits' files: no verdict, not counted
         print(f"{len(refused)} split(s) refused by the audit's record checks, not counted: "
@@ -75,6 +79,18 @@ def main(argv=None) -> int:
     print(verdicts[["n", "release", "risk", "splits", "rate", "rate_low", "rate_high", "rate_at_risk"]]
           .to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
+
+
+def _read_runs(path):
+    """One runs file; a file without a seed column is seed 0's (written before the column existed)."""
+    import pandas as pd
+
+    runs = pd.read_csv(path)
+    if "seed" not in runs.columns:
+        if "_seed" in path.stem:
+            raise SystemExit(f"{path}: no seed column in a file named for a seed")
+        runs["seed"] = 0
+    return runs
 
 
 def publish(table) -> None:

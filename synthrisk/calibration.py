@@ -31,9 +31,9 @@ import pandas as pd
 
 from .data import load_schema
 from .data.schema import DatasetSchema
-from .errors import DataError
 from .measures.policy import LEVELS, Policy
 from .proportions import clopper_pearson
+from .release_audit.checks import RecordCheckError
 
 ROOT = Path(__file__).resolve().parents[1]
 NULLS = ("population", "cart", "holdout")
@@ -192,7 +192,7 @@ def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, po
                     found.append({"dataset": dataset, "n": n, "split": split, "release": kind, "risk": a.risk,
                                   "attack": f"{a.measure}: {a.attack}", "verdict": int(a.beats),
                                   "material": np.nan})
-        except DataError as refusal:
+        except RecordCheckError as refusal:
             # The audit's record checks refuse some random splits too (a holdout with more repeated
             # records than random halves of the pooled records have, at p <= 0.001): no verdict is
             # given, so the split counts neither way; it is kept as one row saying why.

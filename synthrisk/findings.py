@@ -94,6 +94,8 @@ def load_findings(path: str | Path = FINDINGS_FILE) -> dict:
         _check_test(finding["test"], where)
         for name, spec in finding["values"].items():
             spec = _value_spec(finding, name, spec, where)
+            if not isinstance(spec["optional"], bool):
+                raise ConfigError(f"{where}: value {name!r}: optional must be true or false")
             if spec["reduce"] is not None and spec["reduce"] not in REDUCERS:
                 raise ConfigError(f"{where}: value {name!r}: reduce must be one of {REDUCERS}")
             expressions = finding["ours"] if isinstance(finding["ours"], list) else [finding["ours"]]
@@ -160,6 +162,8 @@ def compute_value(tables: Tables, spec: dict, where: str):
     """One named number (or a series along `by`) from the run's tables."""
     frame = tables[spec["table"]]
     missing = [c for c in [spec["column"], spec["by"], *(spec["at"] or {})] if c and c not in frame.columns]
+    if missing and spec["optional"]:  # context a run made before the column existed does not have
+        raise NotRun(f"{spec['table']}.csv has no column(s) {missing}")
     if missing:
         raise ConfigError(f"{where}: {spec['table']}.csv has no column(s) {missing}; "
                           f"its columns: {list(frame.columns)}")

@@ -1,5 +1,6 @@
-"""Holm's step-down correction, the one multiple-testing rule of synthrisk (the attacks of a risk,
-the attackers of one RAPID replicate, the statistics of one membership attack).
+"""Holm's step-down correction, the one multiple-testing rule of synthrisk: over the attacks of a
+risk, the attackers of one RAPID replicate, every membership attack x statistic run on one
+synthetic dataset, and DOMIAS's two statistics.
 
 Written here rather than called from statsmodels: `statsmodels.stats.multitest.multipletests`
 runs `gc.collect()` on every Holm call, which costs about 0.4 s in a process that holds torch and

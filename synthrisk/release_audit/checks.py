@@ -41,6 +41,11 @@ SAME_POPULATION_LEVEL = 1e-3
 SAME_POPULATION_MAX = 50_000
 
 
+class RecordCheckError(DataError):
+    """The holdout overlaps the training records, or repeats its own, more than random splits of
+    the pooled records do: the audit refuses the files (a random split is refused at p <= 0.001)."""
+
+
 @dataclass(frozen=True)
 class Repeats:
     """`count` of `n` records that repeat a record of `against`, and the share expected by chance."""
@@ -178,13 +183,13 @@ def record_checks(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetS
     overlap, repeats = found["in_first"], found["repeated"]
     train, held = paths["train"], paths["holdout"]
     if overlap.excessive:
-        raise DataError(
+        raise RecordCheckError(
             f"{held}: {overlap.count} of {overlap.n} holdout records ({overlap.share:.1%}) also occur, value for value, "
             f"in {train}, against {overlap.expected_share:.1%} expected for two draws of one population (random splits "
             f"of the pooled records; permutation p = {overlap.p_value:.2g}); the holdout must hold people the "
             "generator never saw: remove the training records from it")
     if repeats.excessive:
-        raise DataError(
+        raise RecordCheckError(
             f"{held}: {repeats.count} of {repeats.n} holdout records ({repeats.share:.1%}) are copies of another holdout "
             f"record, against {repeats.expected_share:.1%} in random splits of the pooled records (permutation p = "
             f"{repeats.p_value:.2g}); copies of one person would count as independent evidence: remove the repeated "

@@ -47,6 +47,7 @@ def _findings_file(tmp_path, **finding) -> Path:
     ({"test": {"within": [0.4, 0.6], "at_most": 1}}, "exactly one of"),
     ({"values": {"v": {"column": "value", "reduce": "median"}}}, "reduce must be one of"),
     ({"values": {"v": {"column": "value", "optional": True}}}, "value 'v' is optional but `ours` uses it"),
+    ({"values": {"v": "value", "w": {"column": "value", "optional": "false"}}}, "optional must be true or false"),
 ])
 def test_a_bad_finding_is_named(tmp_path, finding, message):
     with pytest.raises(ConfigError, match=re.escape(message)) as error:
@@ -79,6 +80,11 @@ def test_an_optional_value_the_run_lacks_is_shown_as_absent_and_the_test_still_j
     _write_table(run, "t", pd.DataFrame({"g": ["a"], "value": [0.55]}))
     values = {"v": {"column": "value", "where": "g == 'a'"},
               "context": {"column": "value", "where": "g == 'b'", "optional": True}}
+    found = F.compute(F.load_findings(_findings_file(tmp_path, values=values, shown="{v}; beside it {context}"))
+                      ["findings"][0], F.Tables(run))
+    assert found.agreement == F.WITHIN and found.ours == f"0.55; beside it {F.ABSENT}"
+    # a run made before an optional value's column existed: the same, not an error
+    values["context"] = {"column": "added_later", "optional": True}
     found = F.compute(F.load_findings(_findings_file(tmp_path, values=values, shown="{v}; beside it {context}"))
                       ["findings"][0], F.Tables(run))
     assert found.agreement == F.WITHIN and found.ours == f"0.55; beside it {F.ABSENT}"

@@ -227,7 +227,7 @@ def test_the_defaults_the_workflow_fills_in_are_the_settings_defaults():
 
 
 @pytest.mark.parametrize("mutate, message", [
-    (lambda c: c.update(seed=[1]), "seed"),
+    (lambda c: c.update(seed=[1]), "instance['seed']"),
     (lambda c: c["generators"].update(x={"model": "y"}), "backend"),
     (lambda c: c["dp"].update(families=["gamma"]), "gamma"),
     (lambda c: c["dp"].update(delta=1.5), "delta"),

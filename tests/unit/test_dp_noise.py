@@ -83,7 +83,7 @@ def test_generate_status_says_not_private_only_with_a_noise_seed(small):
     assert status["privacy"]["noise_seed"] == 7
 
 
-def test_cli_generate_mst_twice_gives_different_files_unless_a_noise_seed_is_set(small, tmp_path):
+def test_cli_generate_mst_twice_gives_different_files_and_a_noise_seed_marks_it_not_private(small, tmp_path):
     data, schema = small
     data.to_csv(tmp_path / "train.csv", index=False)
     (tmp_path / "schema.yaml").write_text(yaml.safe_dump(schema.to_dict()))

@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 
 
 def test_fixed_numerics_pins_and_restores():
-    from threadpoolctl import threadpool_info
+    from threadpoolctl import threadpool_info, threadpool_limits
 
     from synthrisk.generators.sdv import fixed_numerics
 
@@ -23,10 +23,14 @@ def test_fixed_numerics_pins_and_restores():
     try:
         torch.set_num_threads(2)
         torch.use_deterministic_algorithms(False)
-        with fixed_numerics():
-            assert torch.get_num_threads() == 1 and torch.are_deterministic_algorithms_enabled()
-            assert all(pool["num_threads"] == 1 for pool in threadpool_info())
-            assert os.environ["MKL_CBWR"]
+        # two threads in every pool first (tests/conftest.py starts the BLAS pools at one)
+        with threadpool_limits(limits=2):
+            assert any(pool["num_threads"] == 2 for pool in threadpool_info())
+            with fixed_numerics():
+                assert torch.get_num_threads() == 1 and torch.are_deterministic_algorithms_enabled()
+                assert all(pool["num_threads"] == 1 for pool in threadpool_info())
+                assert os.environ["MKL_CBWR"]
+            assert any(pool["num_threads"] == 2 for pool in threadpool_info())
         assert torch.get_num_threads() == 2 and not torch.are_deterministic_algorithms_enabled()
     finally:
         torch.set_num_threads(threads)

@@ -66,7 +66,10 @@ def test_findings_of_the_tiny_run_are_computed_or_say_why_not(tiny_run, capsys):
         r = results[key]
         assert r.agreement in (F.WITHIN, F.HOLDS, F.NOT_REPRODUCED), key
         assert r.ours and not r.ours.startswith("("), (key, r.ours)
-        numbers = [v for value in r.values.values() if value is not None  # None: an optional value absent
+        # optional values are context beside the test: absent (None) or NaN where the run lacks them
+        tested = {name: value for name, value in r.values.items()
+                  if not (isinstance(r.finding["values"][name], dict) and r.finding["values"][name].get("optional"))}
+        numbers = [v for value in tested.values()
                    for v in (value.tolist() if isinstance(value, pd.Series) else [value]) if not isinstance(v, str)]
         assert numbers and all(pd.notna(numbers)), (key, r.values)
     for key in set(results) - computed:
