@@ -78,7 +78,36 @@ def main(argv=None) -> int:
     verdicts = table[table["attack"] == "(risk verdict)"]
     print(verdicts[["n", "release", "risk", "splits", "rate", "rate_low", "rate_high", "rate_at_risk"]]
           .to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    (out / f"calibration_{args.dataset}.md").write_text(markdown(verdicts))
     return 0
+
+
+RELEASE_NAMES = {"population": "fresh population records (null)", "cart": "`cart` fitted on other records (null)",
+                 "holdout": "the holdout itself (null)", "leaky": "`leaky`"}
+
+
+def markdown(verdicts) -> str:
+    """The docs' table (docs/methods/verdicts.md): per n, release x risk, splits in which the verdict
+    fired (with the Clopper-Pearson upper bound for a null) and splits called at risk."""
+    from synthrisk.measures import RISKS
+
+    lines = []
+    for n, part in verdicts.groupby("n"):
+        risks = [r for r in RISKS if r in set(part["risk"])]
+        lines += [f"n = {n:,}", "", "| release | " + " | ".join(r.replace("_", " ") for r in risks) + " |",
+                  "|---|" + "---|" * len(risks)]
+        order = [*NULLS, *sorted(k for k in set(part["release"]) if k.startswith("copies_")), "leaky"]
+        for release in [k for k in order if k in set(part["release"])]:
+            cells = []
+            for risk in risks:
+                row = part[(part["release"] == release) & (part["risk"] == risk)].iloc[0]
+                fired = f"{round(row['rate'] * row['splits'])} / {row['splits']}"
+                bound = f" (≤ {100 * row['rate_high']:.1f} %)" if release in NULLS else ""
+                cells.append(f"{fired}{bound}; at risk {round(row['rate_at_risk'] * row['splits'])}")
+            name = RELEASE_NAMES.get(release) or f"{100 * float(release.split('_')[1]):g} % member copies"
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def _read_runs(path):
