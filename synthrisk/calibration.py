@@ -180,24 +180,22 @@ def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, po
         members, holdout = population.take(n), population.take(n)
         checked = None
         found = []
+        key = {"dataset": dataset, "n": n, "split": split}
         try:
             for kind, synthetic in releases(members, holdout, population, schema, kinds, seed=split).items():
                 risks, attacks, checked = audit_frames(members, holdout, synthetic, schema, policy, measures,
                                                        checked)
-                for r in risks.itertuples():
-                    found.append({"dataset": dataset, "n": n, "split": split, "release": kind, "risk": r.risk,
-                                  "attack": "(risk verdict)", "verdict": int(r.level != LEVELS["no_evidence"]),
-                                  "material": int(r.level == LEVELS["at_risk"])})
-                for a in attacks.itertuples():
-                    found.append({"dataset": dataset, "n": n, "split": split, "release": kind, "risk": a.risk,
-                                  "attack": f"{a.measure}: {a.attack}", "verdict": int(a.beats),
-                                  "material": np.nan})
+                found += [{**key, "release": kind, "risk": r.risk, "attack": "(risk verdict)",
+                           "verdict": int(r.level != LEVELS["no_evidence"]), "material": int(r.level == LEVELS["at_risk"])}
+                          for r in risks.itertuples()]
+                found += [{**key, "release": kind, "risk": a.risk, "attack": f"{a.measure}: {a.attack}",
+                           "verdict": int(a.beats), "material": np.nan} for a in attacks.itertuples()]
         except RecordCheckError as refusal:
             # The audit's record checks refuse some random splits too (a holdout with more repeated
             # records than random halves of the pooled records have, at p <= 0.001): no verdict is
             # given, so the split counts neither way; it is kept as one row saying why.
-            found = [{"dataset": dataset, "n": n, "split": split, "release": REFUSED, "risk": "", "attack": str(refusal),
-                      "verdict": np.nan, "material": np.nan}]
+            found = [{**key, "release": REFUSED, "risk": "", "attack": str(refusal), "verdict": np.nan,
+                      "material": np.nan}]
         rows.extend(found)
         if progress:
             progress(split + 1, splits, pd.DataFrame(rows))

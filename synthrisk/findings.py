@@ -92,21 +92,25 @@ def load_findings(path: str | Path = FINDINGS_FILE) -> dict:
         if finding["paper"] not in papers:
             raise ConfigError(f"{where}: paper {finding['paper']!r} is not under `papers` ({sorted(papers)})")
         _check_test(finding["test"], where)
+        if not isinstance(finding["ours"], (str, list)):
+            raise ConfigError(f"{where}: `ours` must be an expression or a list of expressions")
         for name, spec in finding["values"].items():
             spec = _value_spec(finding, name, spec, where)
             if not isinstance(spec["optional"], bool):
                 raise ConfigError(f"{where}: value {name!r}: optional must be true or false")
             if spec["reduce"] is not None and spec["reduce"] not in REDUCERS:
                 raise ConfigError(f"{where}: value {name!r}: reduce must be one of {REDUCERS}")
-            expressions = finding["ours"] if isinstance(finding["ours"], list) else [finding["ours"]]
-            if spec["optional"] and any(re.search(rf"\b{re.escape(name)}\b", str(e)) for e in expressions):
+            if spec["optional"] and any(re.search(rf"\b{re.escape(name)}\b", str(e)) for e in _expressions(finding)):
                 raise ConfigError(f"{where}: value {name!r} is optional but `ours` uses it: "
                                   f"a test cannot rest on a value the run may not have")
-        if not isinstance(finding["ours"], (str, list)):
-            raise ConfigError(f"{where}: `ours` must be an expression or a list of expressions")
         if isinstance(finding["ours"], list) and "shown" not in finding:
             raise ConfigError(f"{where}: several expressions in `ours` need a `shown` template")
     return data
+
+
+def _expressions(finding: dict) -> list:
+    """A finding's `ours` as a list of expressions."""
+    return finding["ours"] if isinstance(finding["ours"], list) else [finding["ours"]]
 
 
 def _check_test(test, where):
@@ -302,8 +306,7 @@ def compute(finding: dict, tables: Tables) -> Result:
             if not spec["optional"]:
                 return Result(finding, NOT_RUN, f"({missing})", missing=str(missing))
             values[name] = None  # context beside the test, not part of it: shown as ABSENT
-    expressions = finding["ours"] if isinstance(finding["ours"], list) else [finding["ours"]]
-    results = [evaluate(expression, values, where) for expression in expressions]
+    results = [evaluate(expression, values, where) for expression in _expressions(finding)]
     shape = any(kind in finding["test"] for kind in SHAPE_TESTS)
     short = [r for r in results if shape and isinstance(r, pd.Series) and len(r) < 2]
     if short:  # the configuration has one point of the curve: no direction to test

@@ -7,11 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from synthrisk.workflow import THREAD_VARIABLES  # imports no numpy
+
 # One thread per OpenMP/BLAS pool unless the caller says otherwise, set before numpy and
 # scikit-learn load them: the tests fit small models, where a second thread costs more than it
 # gives, and OpenMP threads spin when the cores are shared (a RAPID gbm fit on 2,000 records took
 # 0.6 s with one thread, 1.7-6 s with two, beside another job). Workflow jobs set their own.
-for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+for _variable in THREAD_VARIABLES:
     os.environ.setdefault(_variable, "1")
 
 import numpy as np  # noqa: E402
