@@ -14,6 +14,8 @@ from ..errors import ConfigError, DataError, SchemaError
 # Attacks per evaluator unless a caller says otherwise (anonymeter uses 500; more attacks, narrower
 # intervals, and the evaluators stay seconds long at 30k records).
 DEFAULT_N_ATTACKS = 2000
+# Relabellings of the singling-out permutation test (its p-value is at least 1 / (B + 1)).
+DEFAULT_PERMUTATIONS = 999
 
 def check_positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:

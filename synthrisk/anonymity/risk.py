@@ -22,6 +22,15 @@ not in the training data, and 1 means every attack that fails on the control set
 members. `residual` keeps the unclipped value (negative when the control set is attacked more
 successfully). The naive baseline (random guesses) is reported as a rate with its own CI: an
 attack no better than its baseline says that the attacker learnt nothing from the synthetic data.
+
+Test: `p_value`, one-sided, of "the attack succeeds more often on the members than on the control
+set", is the evaluator's own permutation test of the member/control labels (the risk's interval is
+a normal approximation with its standard error taken at the estimate, which is too narrow for a
+test at risk 0 when the member rate is above the control rate: the control rate's error is weighted
+by (1 - main) / (1 - control) < 1 there). Inference and linkability attack records one at a time,
+so the exact test is the hypergeometric one (`synthrisk.proportions.member_excess_p_value`); a
+singling-out query succeeds on a whole table, so its test relabels the pooled records
+(`synthrisk.anonymity.singling_out`).
 """
 
 from __future__ import annotations
@@ -82,10 +91,15 @@ class ControlRisk:
     main: SuccessRate
     control: SuccessRate
     baseline: SuccessRate | None = None
+    #: one-sided permutation p-value of main > control (module docstring); None: no test made
+    p_value: float | None = None
+    #: how `p_value` was computed
+    test: str | None = None
 
     def to_json(self) -> dict:
         out = {"risk": self.risk, "ci_low": self.ci_low, "ci_high": self.ci_high, "residual": self.residual,
-               "residual_error": self.residual_error, "confidence": self.confidence}
+               "residual_error": self.residual_error, "confidence": self.confidence, "p_value": self.p_value,
+               "test": self.test}
         for name in ("main", "control", "baseline"):
             rate = getattr(self, name)
             out[name] = None if rate is None else {k: float(v) if k != "n" else int(v) for k, v in asdict(rate).items()}
@@ -94,10 +108,12 @@ class ControlRisk:
 
 def control_risk(n_main_success: float, n_main: int, n_control_success: float, n_control: int,
                  confidence: float = 0.95, n_baseline_success: float | None = None,
-                 n_baseline: int | None = None) -> ControlRisk:
+                 n_baseline: int | None = None, p_value: float | None = None,
+                 test: str | None = None) -> ControlRisk:
     """risk = (main - control) / (1 - control) from Wilson rates, with the propagated CI.
 
-    See the module docstring for the formulas; the baseline rate is reported when given."""
+    See the module docstring for the formulas; the baseline rate is reported when given, and the
+    evaluator's test (`p_value`, described by `test`) is carried as it is."""
     main = success_rate(n_main_success, n_main, confidence)
     control = success_rate(n_control_success, n_control, confidence)
     # The Wilson centre is below 1 for any finite n, so 1 - control.rate > 0.
@@ -115,4 +131,5 @@ def control_risk(n_main_success: float, n_main: int, n_control_success: float, n
 
     return ControlRisk(risk=clip(residual), ci_low=clip(residual - error), ci_high=clip(residual + error),
                        residual=residual, residual_error=error, confidence=float(confidence), main=main,
-                       control=control, baseline=baseline)
+                       control=control, baseline=baseline,
+                       p_value=None if p_value is None else float(min(max(p_value, 0.0), 1.0)), test=test)

@@ -50,6 +50,21 @@ singles out a control record). Two cautions, measured on Adult (10,000 members, 
   records: 128). Use a control set about as large as the members when the singling-out risk
   matters; the raw count is reported as `control_success_raw`.
 
+Test (`p_value`, one-sided: queries single out members more often than control records): a
+permutation test of the member/control labels over the pooled records (members and control as
+given, before removing duplicates). A query succeeds or fails on a whole table, and one rare record
+can decide many queries at once, so the queries are not independent trials and a binomial or
+Fisher test over them has the wrong null. Under "the synthetic data do not depend on which of the
+pooled records were the members" every labelling of the pooled records with n_members members is
+equally likely; the statistic (queries singling out among the members minus among the control
+records, as counted above) is recomputed under `permutations` relabellings (seeded) and
+p = (1 + #{relabelled >= observed}) / (1 + permutations). Only the pooled records some query matches
+matter: the number of members among them is drawn from its hypergeometric law, then which of them
+they are, uniformly (a full relabelling seen on those records). The test is made on the raw counts,
+so it holds for unequal sizes too (the relabellings keep both sizes). With more than
+MAX_TEST_MATCHES (query, pooled record) matches no test is made (`p_value` None; the verdict then
+reads the risk's interval).
+
 Comparisons follow SQL/polars semantics for missing values: a missing value satisfies only
 `is missing`; `!=` is false on it. Output per query holds no values: the query's number, whether
 it singled out a member / a control record, and that record's `row_id`.
@@ -70,6 +85,7 @@ from ..data.split import ROW_ID
 from ..errors import ConfigError
 from ._inputs import (
     DEFAULT_N_ATTACKS,
+    DEFAULT_PERMUTATIONS,
     check_columns,
     check_confidence,
     check_positive_int,
@@ -83,6 +99,8 @@ MODES = ("univariate", "multivariate")
 BATCH = 1000
 DEFAULT_MAX_ATTEMPTS = 10_000_000
 MAX_LISTED_MATCHES = 20_000_000  # (query, record) pairs held at once by the control-size correction
+MAX_TEST_MATCHES = 20_000_000    # (query, pooled record) pairs the permutation test relabels
+SINGLING_OUT_TEST = "permutation of the member/control labels over the pooled records"
 
 
 @dataclass
@@ -176,6 +194,56 @@ def _matches(data: np.ndarray, queries: _Queries, count: np.ndarray) -> tuple[np
     if len(queries):
         _fill_kernel(data, queries.cols, queries.ops, queries.vals, offsets, out)
     return offsets, out
+
+
+@numba.njit(cache=True)
+def _singled_out_difference(offsets, records, keys, is_member):
+    """Queries singling out among the members minus among the others: query q's matching records are
+    records[offsets[q]:offsets[q + 1]], and it singles out in a group when those of the group are
+    one distinct record (one key)."""
+    difference = 0
+    for q in range(offsets.shape[0] - 1):
+        first_m, first_c, many_m, many_c = -1, -1, False, False
+        for t in range(offsets[q], offsets[q + 1]):
+            r = records[t]
+            if is_member[r]:
+                if first_m < 0:
+                    first_m = keys[r]
+                elif first_m != keys[r]:
+                    many_m = True
+            else:
+                if first_c < 0:
+                    first_c = keys[r]
+                elif first_c != keys[r]:
+                    many_c = True
+        difference += int(first_m >= 0 and not many_m) - int(first_c >= 0 and not many_c)
+    return difference
+
+
+def _permutation_p_value(pooled: np.ndarray, n_members: int, queries: _Queries, observed: int, permutations: int,
+                         rng: np.random.Generator) -> float | None:
+    """The module docstring's test: p of `observed` (singled out among members minus control) under
+    relabellings of the `pooled` records (encoded as the queries are; the first `n_members` are the
+    members); None when the matches are too many to list."""
+    n_pooled = pooled.shape[1]
+    total, _ = _match(pooled, queries, cap=n_pooled + 1)
+    if total.sum() > MAX_TEST_MATCHES:
+        return None
+    offsets, records = _matches(pooled, queries, total)
+    # Identical records (missing equal to missing) share a key: a query matching two copies of one
+    # record singles it out, as on the distinct records above.
+    keys = pd.DataFrame(pooled.T).groupby(list(range(pooled.shape[0])), dropna=False, sort=False).ngroup().to_numpy()
+    is_member = np.arange(n_pooled) < n_members
+    if _singled_out_difference(offsets, records, keys, is_member) != observed:
+        raise AssertionError("singling out: the pooled count disagrees with the distinct-record count")
+    matched = np.unique(records)
+    exceed = 0
+    for _ in range(permutations):
+        relabelled = np.zeros(n_pooled, dtype=bool)
+        k = int(rng.hypergeometric(n_members, n_pooled - n_members, len(matched))) if len(matched) else 0
+        relabelled[matched[rng.permutation(len(matched))[:k]]] = True
+        exceed += _singled_out_difference(offsets, records, keys, relabelled) >= observed
+    return (1 + exceed) / (1 + permutations)
 
 
 def _encode(frames: list[pd.DataFrame], schema: DatasetSchema, columns: list[str]) -> list[np.ndarray]:
@@ -400,16 +468,23 @@ def check_singling_out(schema: DatasetSchema, n_attacks: int, mode: str, n_cols:
 def singling_out(members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame,
                  schema: DatasetSchema, n_attacks: int = DEFAULT_N_ATTACKS, mode: str = "univariate",
                  n_cols: int = 3, seed: int = 0, columns: list[str] | None = None,
-                 max_attempts: int = DEFAULT_MAX_ATTEMPTS, confidence: float = 0.95) -> SinglingOutResult:
+                 max_attempts: int = DEFAULT_MAX_ATTEMPTS, confidence: float = 0.95,
+                 permutations: int = DEFAULT_PERMUTATIONS) -> SinglingOutResult:
     """Singling-out risk of `synthetic` for `members`, measured against `control` (module docstring).
 
     `columns`: the attacker's columns (default: all of the schema's). `n_cols` is used by the
-    multivariate mode only (univariate queries have one condition)."""
+    multivariate mode only (univariate queries have one condition). `permutations`: relabellings of
+    the test (p >= 1 / (permutations + 1))."""
     columns = check_singling_out(schema, n_attacks, mode, n_cols, columns, max_attempts, confidence)
+    check_positive_int(permutations, "permutations")
     members, member_ids, synthetic, control, control_ids = prepare_all(members, synthetic, control, schema)
-    rng_queries, rng_baseline, rng_correction = streams(seed, 3)
+    rng_queries, rng_baseline, rng_correction, rng_test = streams(seed, 4)
     m_keep, s_keep, c_keep = (_distinct(f, columns) for f in (members, synthetic, control))
-    mem, syn, ctl = _encode([members.iloc[m_keep], synthetic.iloc[s_keep], control.iloc[c_keep]], schema, columns)
+    # The pooled records (members, then control, duplicates kept) are the permutation test's; encoded
+    # in the same call, so that categorical codes mean the same in all four.
+    mem, syn, ctl, pooled = _encode([members.iloc[m_keep], synthetic.iloc[s_keep], control.iloc[c_keep],
+                                     pd.concat([members[columns], control[columns]], ignore_index=True)],
+                                    schema, columns)
     numeric = np.array([not schema.is_categorical(c) for c in columns])
     width = 1 if mode == "univariate" else n_cols
 
@@ -426,7 +501,9 @@ def singling_out(members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.Dat
     if n_control_raw and len(c_keep) != len(m_keep):
         correction = _control_correction(ctl, queries, len(m_keep), rng_correction)
     n_control = min(n_control_raw * correction, n_attacks) if correction is not None else n_control_raw
-    risk = control_risk(n_main, n_attacks, n_control, n_attacks, confidence,
+    p_value = _permutation_p_value(pooled, len(members), queries, n_main - n_control_raw, permutations, rng_test)
+    risk = control_risk(n_main, n_attacks, n_control, n_attacks, confidence, p_value=p_value,
+                        test=None if p_value is None else f"{SINGLING_OUT_TEST} ({permutations} relabellings)",
                         n_baseline_success=int((baseline_count == 1).sum()), n_baseline=n_attacks)
 
     def rows(count, first, ids, keep, member):

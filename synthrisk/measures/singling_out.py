@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..anonymity._inputs import DEFAULT_N_ATTACKS
+from ..anonymity._inputs import DEFAULT_N_ATTACKS, DEFAULT_PERMUTATIONS
 from . import _control
 from .base import Measure, MeasureResult
 from .registry import register_measure
@@ -34,6 +34,7 @@ class SinglingOut(Measure):
         n_attacks: int = DEFAULT_N_ATTACKS
         n_cols: int = 3            # conditions per multivariate query
         confidence: float = 0.95
+        permutations: int = DEFAULT_PERMUTATIONS  # member/control relabellings of the test (p >= 1 / (B + 1))
 
     def run(self, data, settings, unit):
         from ..anonymity import singling_out
@@ -43,7 +44,8 @@ class SinglingOut(Measure):
         for mode in settings.modes:
             result = _control.run_or_skip(singling_out, members, data.synthetic, control, data.schema,
                                           n_attacks=settings.n_attacks, mode=mode, n_cols=settings.n_cols,
-                                          seed=data.seed, confidence=settings.confidence)
+                                          seed=data.seed, confidence=settings.confidence,
+                                          permutations=settings.permutations)
             attacks.append({**result.to_json(), "label": f"singling out ({mode})"})
             records.append(result.records.assign(mode=mode))
         return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)])

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.stats import hypergeom
 from scipy.stats import t as student_t
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
@@ -15,6 +14,7 @@ from ..data.encoding import numeric_values
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
+from ..proportions import MEMBER_EXCESS_TEST, member_excess_p_value
 from .attackers import CALIBRATED, CALIBRATION_FOLDS, base_attacker, informative_features, make_attacker, model_frame
 from .attribution import attribute_risk
 from .scores import CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores, class_shares, continuous_errors
@@ -114,7 +114,6 @@ def _continuous_scorer(model, x_syn, y_syn, error, delta):
 
 
 MEMBER_EXCESS_CI = "newcombe"  # Newcombe's hybrid score interval (his method 10) for p1 - p2
-MEMBER_EXCESS_TEST = "exact permutation of the member/holdout labels over the scored records (hypergeometric)"
 
 
 def member_excess_test(n_at_risk: int, n: int, n_at_risk_holdout: int, n_holdout: int) -> dict:
@@ -132,9 +131,8 @@ def member_excess_test(n_at_risk: int, n: int, n_at_risk_holdout: int, n_holdout
                                            compare="diff", alpha=0.05)
     # The score bounds at 0 or n can miss the point estimate by rounding: keep it inside.
     low, high = min(float(low), excess), max(float(high), excess)
-    p = float(hypergeom.sf(n_at_risk - 1, n + n_holdout, n_at_risk + n_at_risk_holdout, n))
     return {"member_excess": float(excess), "member_excess_ci_low": low, "member_excess_ci_high": high,
-            "member_excess_p_value": min(max(p, 0.0), 1.0)}
+            "member_excess_p_value": member_excess_p_value(n_at_risk, n, n_at_risk_holdout, n_holdout)}
 
 
 @dataclass

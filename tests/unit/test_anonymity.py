@@ -71,7 +71,7 @@ def test_control_risk_matches_hand_computation():
     payload = result.to_json()
     assert json.loads(json.dumps(payload)) == payload
     assert set(payload) == {"risk", "ci_low", "ci_high", "residual", "residual_error", "confidence", "main",
-                            "control", "baseline"}
+                            "control", "baseline", "p_value", "test"}
 
 
 def test_risk_is_clipped_but_residual_kept():
@@ -176,7 +176,7 @@ def test_results_json_keys(sim, sim_schema):
     members, control, releases = sim
     synthetic = releases["cart"]
     common = {"attack", "risk", "ci_low", "ci_high", "residual", "residual_error", "confidence", "main", "control",
-              "baseline", "n_attacks", "seed"}
+              "baseline", "n_attacks", "seed", "p_value", "test"}
     so = singling_out(members, synthetic, control, sim_schema, n_attacks=50).to_json()
     assert set(so) == common | {"mode", "n_queries", "n_cols", "columns", "max_attempts", "n_attempts", "n_members",
                                 "n_control", "n_synthetic", "control_success_raw", "control_correction"}
