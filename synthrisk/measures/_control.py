@@ -14,7 +14,8 @@ from . import tabulate
 from .base import NotApplicable
 
 CONTROL_NOTE = ("reference: 0, the same attack on control records the generator never saw (risk = "
-                "(main - control) / (1 - control)); beats it when the interval's lower end is above 0")
+                "(main - control) / (1 - control)); p: permutation test of the member/control labels")
+ALPHA = 0.05  # one seed's attack beats its control set when its one-sided p-value is at most this
 _STREAM = 0x414E4F4E  # "ANON": the equal-size draw, independent of the other seeded draws
 
 
@@ -52,7 +53,12 @@ def risk_fields() -> dict:
             "ci_high": lambda s: s["ci_high"], "main_rate": lambda s: s["main"]["rate"],
             "control_rate": lambda s: s["control"]["rate"],
             "baseline_rate": lambda s: (s.get("baseline") or {}).get("rate"),
-            "beats": lambda s: s["residual"] - s["residual_error"] > 0, "p_value": _p_value}
+            "beats": _beats, "p_value": _p_value}
+
+
+def _beats(summary: dict) -> bool:
+    p = _p_value(summary)
+    return p is not None and p <= ALPHA
 
 
 def _p_value(summary: dict) -> float | None:

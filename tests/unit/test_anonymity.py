@@ -289,3 +289,64 @@ def test_linkability_needs_two_quasi_identifiers(sim, sim_schema):
         "control:")
     assert applicable_reason("singling_out", members, releases["cart"], control, sim_schema,
                              n_colls=2).startswith("n_colls: not a setting")
+
+
+# ---------------------------------------------------------------- the tests of member excess
+
+
+def test_record_attacks_test_by_the_exact_label_permutation(sim, sim_schema):
+    """Inference and linkability attack records one at a time: their p-value is the one-sided
+    Fisher exact test of the attacked records' successes (members against control)."""
+    from scipy.stats import fisher_exact
+
+    members, control, releases = sim
+    for synthetic in (releases["cart"], releases["identity"]):
+        for result, flag in ((inference(members, synthetic, control, sim_schema, "y_cat", n_attacks=N_ATTACKS),
+                              "correct"),
+                             (linkability(members, synthetic, control, sim_schema, n_attacks=N_ATTACKS), "linked")):
+            records = result.records
+            hits = records.groupby("member")[flag].agg(["sum", "size"])
+            table = [[hits.loc[True, "sum"], hits.loc[True, "size"] - hits.loc[True, "sum"]],
+                     [hits.loc[False, "sum"], hits.loc[False, "size"] - hits.loc[False, "sum"]]]
+            assert result.risk.p_value == pytest.approx(fisher_exact(table, alternative="greater").pvalue, rel=1e-9)
+            assert "hypergeometric" in result.risk.test
+
+
+def test_singling_out_test_relabels_the_pooled_records(sim, sim_schema):
+    """The singling-out p-value is the share of relabellings of the pooled records at least as
+    extreme: recomputed here by running the attack itself on relabelled member and control sets
+    (the queries depend on the synthetic data and the seed only, so they are the same queries)."""
+    members, control, releases = sim
+    members, control = members.iloc[:300], control.iloc[:300]
+    synthetic = releases["cart"].iloc[:600]
+    pooled = pd.concat([members, control], ignore_index=True)
+
+    def statistic(m, c, permutations=1):
+        result = singling_out(m, synthetic, c, sim_schema, n_attacks=100, mode="multivariate", n_cols=2, seed=4,
+                              permutations=permutations)
+        return result.risk.main.n_success - result.control_success_raw, result
+
+    observed, result = statistic(members, control, permutations=999)
+    rng = np.random.default_rng(0)
+    relabelled = []
+    for _ in range(300):
+        order = rng.permutation(len(pooled))
+        relabelled.append(statistic(pooled.iloc[order[:300]], pooled.iloc[order[300:]])[0])
+    brute = (1 + np.sum(np.array(relabelled) >= observed)) / 301
+    assert 0.02 < brute < 0.98, "choose a case whose p-value is not at an end"
+    assert result.risk.p_value == pytest.approx(brute, abs=0.1)
+    assert "relabellings" in result.risk.test
+
+
+def test_member_excess_tests_separate_copies_from_unseen_records(sim, sim_schema):
+    """A release of the members gives the smallest p-value the test has; the holdout released
+    as it is (a release that never saw the members) gives no evidence."""
+    members, control, releases = sim
+    for synthetic, low in ((releases["identity"], True), (control, False)):
+        for result in (singling_out(members, synthetic, control, sim_schema, n_attacks=200),
+                       linkability(members, synthetic, control, sim_schema, n_attacks=200),
+                       inference(members, synthetic, control, sim_schema, "y_cont", n_attacks=200)):
+            if low:
+                assert result.risk.p_value <= 1e-3, result.to_json()
+            else:
+                assert result.risk.p_value > 0.5, result.to_json()

@@ -90,6 +90,13 @@ def test_interval_and_p_value_agree_in_direction(releases):
     rng = np.random.default_rng(0)
     drawn = np.mean([rng.permutation(flags)[:120].sum() >= 70 for _ in range(20000)])
     assert member_excess_test(70, 120, 55, 120)["member_excess_p_value"] == pytest.approx(drawn, abs=0.01)
+    # counts that are no counts are refused with the group named
+    from synthrisk.errors import ConfigError
+    from synthrisk.proportions import member_excess_p_value
+
+    for args, group in (((5, 4, 1, 10), "members"), ((1, 10, -1, 10), "holdout"), ((1.5, 10, 1, 10), "members")):
+        with pytest.raises(ConfigError, match=group):
+            member_excess_p_value(*args)
 
 
 def test_the_same_fitted_attacker_scores_the_holdout_and_rapid_is_unchanged(population, sim_schema):
