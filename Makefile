@@ -66,7 +66,7 @@ REPRODUCE_WORKDIR ?= runs/reproduce
 
 reproduce: setup
 	$(MAKE) --no-print-directory run CONFIG="$(REPRODUCE_CONFIG)" WORKDIR=$(REPRODUCE_WORKDIR)
-	$(BIN)/python -m synthrisk.cli findings $(REPRODUCE_WORKDIR) --out REPRODUCE.md
+	$(BIN)/python -m synthrisk.cli findings $(REPRODUCE_WORKDIR) > REPRODUCE.md.new && mv REPRODUCE.md.new REPRODUCE.md
 
 # One archive of the finished run in WORKDIR (config as run, tables, figures, report, benchmark files,
 # manifest with the sha256 of every file, package versions, commit); `make verify` checks another

@@ -29,18 +29,25 @@ def add_artifact_commands(sub) -> None:
 
 def _run_findings(args) -> str:
     from .findings import FINDINGS_FILE, render
+    from .outputs import check_output_file, record_written
 
+    if args.out:  # a file the user has (an edited REPRODUCE.md, their notes) is never written over
+        check_output_file(args.out, {"--findings": args.findings})
     text = render(args.run_dir, args.findings or FINDINGS_FILE)
     if args.out:
         Path(args.out).write_text(text)
+        record_written(args.out, command="findings")
         return f"wrote {args.out}\n"
     return text
 
 
 def _run_bundle(args):
     from .bundle import write_bundle
+    from .outputs import check_output_file, record_written
 
+    check_output_file(args.out, {})
     content = write_bundle(args.run_dir, args.out)
+    record_written(args.out, command="bundle")
     if args.json:
         return content
     return f"wrote {args.out}: {len(content['files'])} files, commit {content['commit']}\n"

@@ -39,8 +39,13 @@ def add_command(sub) -> None:
 def run(args) -> dict:
     from ..data import load_schema
     from ..io import read_table, write_table
+    from ..outputs import check_output_file, record_written
     from .attacks import DEFAULT_THRESHOLDS, membership_attack
 
+    if args.records:  # refused before any work: not an input, and absent or synthrisk's own
+        check_output_file(args.records, {"--members": args.members, "--non-members": args.non_members,
+                                         "--synthetic": args.synthetic, "--schema": args.schema, "--aux": args.aux},
+                          option="--records")
     thresholds = args.thresholds or DEFAULT_THRESHOLDS
     share = args.member_share
     result = membership_attack(
@@ -52,4 +57,5 @@ def run(args) -> dict:
     )
     if args.records:
         write_table(result.records, args.records)
+        record_written(args.records, command="mia")
     return result.to_json()

@@ -40,8 +40,12 @@ def add_command(sub) -> None:
 def run(args) -> dict:
     from ..data import load_schema
     from ..io import read_table, write_table
+    from ..outputs import check_output_file, record_written
     from .core import rapid
 
+    if args.records:  # refused before any work: not an input, and absent or synthrisk's own
+        check_output_file(args.records, {"--real": args.real, "--synthetic": args.synthetic, "--schema": args.schema,
+                                         "--holdout": args.holdout}, option="--records")
     schema = load_schema(args.schema)
     result = rapid(
         read_table(args.real), read_table(args.synthetic), schema, args.sensitive or schema.sensitive[0],
@@ -51,4 +55,5 @@ def run(args) -> dict:
     )
     if args.records:
         write_table(result.records, args.records)
+        record_written(args.records, command="rapid")
     return result.to_json()

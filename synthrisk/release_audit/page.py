@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from ..report.html import _data_uri, _frame_html
+from ..report.html import data_uri, frame_html
 from ..report.summary import plot_evidence
 from ..report.verdicts import LEVEL_CSS, level_class, verdict_matrix_html
 from .explain import MIN_SUBGROUP
@@ -48,14 +48,14 @@ def _measures_table(measures: list[dict]) -> str:
                            + (f" (sampled: {m['subsample_note']})" if m.get("subsample_note") else ""),
                            "seconds": m["seconds"]}
                           for m in measures])
-    return _frame_html(frame, table_id="measures")
+    return frame_html(frame, table_id="measures")
 
 
 def _evidence_table(evidence: list[dict]) -> str:
     columns = ["risk", "measure", "attack", "metric", "value", "reference", "ci_low", "ci_high", "n_seeds_beating"]
     frame = pd.DataFrame(evidence, columns=columns).rename(columns={"n_seeds_beating": "beats reference"})
     frame["beats reference"] = frame["beats reference"].map(lambda v: "yes" if v else "no")
-    return _frame_html(frame, table_id="evidence")
+    return frame_html(frame, table_id="evidence")
 
 
 def _risk_rows(risks: list[dict]) -> pd.DataFrame:
@@ -72,7 +72,7 @@ def render(report: dict, figures: Path, out: Path) -> Path:
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("synthrisk.report", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
-    shown = [{"name": stem, "title": title, "caption": caption, "src": _data_uri(figures / f"{stem}.png")}
+    shown = [{"name": stem, "title": title, "caption": caption, "src": data_uri(figures / f"{stem}.png")}
              for stem, title, caption in FIGURES if (figures / f"{stem}.png").exists()]
     utility = report["utility"]
     utility_run = next(m for m in report["measures"] if m["measure"] == "utility")
@@ -83,7 +83,7 @@ def render(report: dict, figures: Path, out: Path) -> Path:
         utility=utility,
         min_subgroup=MIN_SUBGROUP,
         utility_reason=utility_run["reason"],
-        efficacy=_frame_html(pd.DataFrame(utility["efficacy"]), table_id="efficacy") if utility else "",
+        efficacy=frame_html(pd.DataFrame(utility["efficacy"]), table_id="efficacy") if utility else "",
         measures=_measures_table(report["measures"]),
         evidence=_evidence_table(report["evidence"]),
         figures=shown,

@@ -38,7 +38,7 @@ SUMMARY_HEAD = {"dataset": "dataset", "generator": "generator", "epsilon": "ε",
 SUMMARY_TAIL = {"fit_seconds": "fit s"}
 
 
-def _data_uri(path: Path) -> str:
+def data_uri(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
@@ -68,7 +68,7 @@ def figure_sections(figures, captions_dir, measures: dict | None = None, dataset
     titles = [t for _, t, _ in BEFORE_MEASURES] + [m.title for m in (measures or {}).values()]
     sections = {title: [] for title in titles + [t for _, t, _ in AFTER_MEASURES]}
     for path in map(Path, figures):
-        entry = {"name": path.stem, "src": _data_uri(path)}
+        entry = {"name": path.stem, "src": data_uri(path)}
         if path.stem in by_stem:
             title, caption = by_stem[path.stem]
             sections[title].append({**entry, "caption": render_caption(caption, captions_dir, path.stem)})
@@ -87,7 +87,7 @@ def _number(value: float) -> str:
     return "0" if abs(value) < 1e-9 else f"{value:.3g}"
 
 
-def _frame_html(frame: pd.DataFrame, table_id: str | None = None) -> str:
+def frame_html(frame: pd.DataFrame, table_id: str | None = None) -> str:
     if FLAG_COLUMN in frame and frame[FLAG_COLUMN].astype(bool).any():
         return _flagged_html(frame, table_id or "flagged")
     return frame.to_html(index=False, na_rep="–", float_format=_number, border=0,
@@ -115,7 +115,7 @@ def summary_tables(summary: pd.DataFrame, measures: dict) -> list[dict]:
     for title, table_id, labels in groups:
         columns = [c for c in labels if c in summary]
         if len(columns) > len(keys):
-            tables.append({"title": title, "html": _frame_html(summary[columns].rename(columns=labels), table_id=table_id)})
+            tables.append({"title": title, "html": frame_html(summary[columns].rename(columns=labels), table_id=table_id)})
     return tables
 
 
@@ -157,13 +157,13 @@ def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: 
         risk_utility=first[0] if first else None,
         summaries=summary_tables(summary, measures),
         n_pairs=len(summary),
-        failures=_frame_html(failures(summary)) if (summary["status"] != "ok").any() else None,
+        failures=frame_html(failures(summary)) if (summary["status"] != "ok").any() else None,
         sections=[s for s in sections if s["title"] != FIRST_SCREEN],
-        tables=[{"name": name, "html": _frame_html(pd.read_csv(path))} for name, path in tables.items()],
+        tables=[{"name": name, "html": frame_html(pd.read_csv(path))} for name, path in tables.items()],
         config=yaml.safe_dump(config, sort_keys=False),
         seeds=config.get("seeds"),
         **_recorded_provenance(provenance_json, workflow_dir, __version__),
-        stages=_frame_html(stage_times(benchmark_records(benchmarks_dir))),
+        stages=frame_html(stage_times(benchmark_records(benchmarks_dir))),
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )
     out = Path(out)

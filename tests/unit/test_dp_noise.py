@@ -24,7 +24,7 @@ from synthrisk.noise import DP_GUARANTEE, NOT_PRIVATE
 from synthrisk.privacy_audit.canary import worst_case_canary
 from synthrisk.privacy_audit.experiment import WITH, canary_statistics, nominal_privacy
 from synthrisk.privacy_audit.validation import mst_spec, validation_data
-from synthrisk.report.html import _frame_html
+from synthrisk.report.html import frame_html
 from synthrisk.report.summary import _status, generator_runs
 
 #: MST with few iterations: the tests compare releases, not their quality
@@ -116,7 +116,7 @@ def test_summary_says_not_private_when_any_run_knew_its_noise_seed(tmp_path):
         paths.append(path)
     summary = _status(generator_runs(paths))
     assert summary.loc[0, "dp_guarantee"] == NOT_PRIVATE
-    assert NOT_PRIVATE in _frame_html(summary)  # the report's summary table shows the column as it is
+    assert NOT_PRIVATE in frame_html(summary)  # the report's summary table shows the column as it is
     assert _status(generator_runs(paths[:1])).loc[0, "dp_guarantee"] == DP_GUARANTEE
 
 

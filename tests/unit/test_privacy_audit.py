@@ -443,13 +443,13 @@ def test_synthcity_dp_plugins_are_audited_in_their_environment_on_the_public_cel
 
 
 def test_report_shows_flagged_audits_in_red():
-    from synthrisk.report.html import _frame_html
+    from synthrisk.report.html import frame_html
 
     table = pd.DataFrame({"generator": ["mst", "<control>"], "epsilon_lower": [0.0, 1.5953], "flagged": [False, True]})
-    page = _frame_html(table)
+    page = frame_html(table)
     assert "color: #c00" in page and "row1" in page.split("color: #c00")[0]  # the flagged row, not the other
     assert "&lt;control&gt;" in page and "1.6" in page                      # escaped, numbers as elsewhere
-    assert "color" not in _frame_html(table.assign(flagged=False))           # nothing flagged: the plain table
+    assert "color" not in frame_html(table.assign(flagged=False))           # nothing flagged: the plain table
 
 
 @pytest.mark.parametrize("overlays", [["config/audit.yaml"], ["config/audit.yaml", "config/audit_synthcity.yaml"],

@@ -229,6 +229,27 @@ def test_generate_and_schema_infer_refuse_to_overwrite(files, tmp_path, capsys):
     capsys.readouterr()
 
 
+
+def test_the_other_commands_writing_files_refuse_to_overwrite(files, tmp_path, capsys):
+    """rapid --records, mia --records, findings --out and bundle --out keep the user's files as
+    generate does: an input or a file synthrisk did not write is refused before any work, by option."""
+    mine = tmp_path / "mine.csv"
+    mine.write_text("mine")
+    common = ["--synthetic", str(files / "independent.csv"), "--schema", str(files / "schema.yaml")]
+    rapid = ["rapid", "--real", str(files / "train.csv"), *common, "--sensitive", "income", "--permutations", "0"]
+    mia = ["mia", "--members", str(files / "train.csv"), "--non-members", str(files / "holdout.csv"), *common]
+    for command in (rapid, mia):
+        assert main([*command, "--records", str(mine)]) == 2
+        assert "--records" in capsys.readouterr().err and mine.read_text() == "mine"
+        assert main([*command, "--records", str(files / "train.csv")]) == 2
+        assert "is also the input" in capsys.readouterr().err
+    records = tmp_path / "records.csv"
+    assert main([*rapid, "--records", str(records)]) == 0 and main([*rapid, "--records", str(records)]) == 0
+    capsys.readouterr()
+    for command in (["findings", str(tmp_path), "--out", str(mine)], ["bundle", str(tmp_path), "--out", str(mine)]):
+        assert main(command) == 2
+        assert "--out" in capsys.readouterr().err and mine.read_text() == "mine"
+
 # 6. Stale, killed and concurrent audits.
 def test_a_killed_audit_leaves_no_complete_looking_output_and_the_next_cleans_up(files, tmp_path):
     out = tmp_path / "out"
