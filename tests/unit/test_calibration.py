@@ -1,6 +1,6 @@
-"""The membership verdict checked the way it is used (issue #26): a small version of
-benchmarks/verdict_calibration.py. Releases that never saw the members are rarely called a
-membership risk; releases holding member copies are."""
+"""The verdicts checked the way they are used (issue #26): small versions of
+benchmarks/verdict_calibration.py. Releases that never saw the members are rarely called a risk;
+releases holding member copies are."""
 
 import pytest
 
@@ -18,6 +18,23 @@ def test_membership_verdict_keeps_its_level_on_nulls_and_finds_member_copies():
         assert verdict.loc[null, "rate"] <= 0.10, (null, verdict.loc[null].to_dict())
     for positive in ("copies_0.1", "leaky"):
         assert verdict.loc[positive, "rate"] >= 0.9, (positive, verdict.loc[positive].to_dict())
+
+
+@pytest.mark.slow
+def test_control_set_and_attribute_verdicts_keep_their_level_and_find_member_copies():
+    """Singling out, linkability and attribute inference (RAPID's member excess and the control-set
+    inference attack under one Holm correction) on 60 simulator splits: `cart` fitted on other
+    records and fresh population records fire at most 8 times each (nominal 5 %: P(> 8 of 60) =
+    0.004), and 20 % member copies are found in at least 90 % of splits."""
+    runs = study("simulation", 1000, 60, ["population", "cart", "copies_0.2"], seed=11,
+                 measures=("rapid", "singling_out", "linkability", "inference"))
+    table = rates(runs)
+    verdict = table[table["attack"] == "(risk verdict)"].set_index(["release", "risk"])
+    for risk in ("attribute_inference", "singling_out", "linkability"):
+        for null in ("population", "cart"):
+            assert verdict.loc[(null, risk), "splits"] == 60
+            assert verdict.loc[(null, risk), "rate"] <= 8 / 60, (null, risk, verdict.loc[(null, risk)].to_dict())
+        assert verdict.loc[("copies_0.2", risk), "rate"] >= 0.9, (risk, verdict.loc[("copies_0.2", risk)].to_dict())
 
 
 def test_a_refused_split_counts_neither_as_a_false_positive_nor_as_a_miss():
