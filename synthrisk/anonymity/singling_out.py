@@ -197,53 +197,107 @@ def _matches(data: np.ndarray, queries: _Queries, count: np.ndarray) -> tuple[np
 
 
 @numba.njit(cache=True)
-def _singled_out_difference(offsets, records, keys, is_member):
-    """Queries singling out among the members minus among the others: query q's matching records are
-    records[offsets[q]:offsets[q + 1]], and it singles out in a group when those of the group are
-    one distinct record (one key)."""
+def _group_counts(offsets, matched, present):
+    """Per query: how many of its matching distinct records (matched[offsets[q]:offsets[q + 1]],
+    compact record ids) are `present` in a group, counting stops at 2, and the first of them (-1)."""
+    n = offsets.shape[0] - 1
+    count = np.zeros(n, dtype=np.int64)
+    first = np.full(n, -1, dtype=np.int64)
+    for q in range(n):
+        for t in range(offsets[q], offsets[q + 1]):
+            if present[matched[t]]:
+                if count[q] == 0:
+                    first[q] = matched[t]
+                count[q] += 1
+                if count[q] == 2:
+                    break
+    return count, first
+
+
+@numba.njit(cache=True)
+def _singled_out_difference(offsets, matched, in_members, in_control):
+    """Queries singling out among the members minus among the control records, when distinct
+    record r is among the members iff in_members[r] (and likewise for the control records)."""
     difference = 0
     for q in range(offsets.shape[0] - 1):
-        first_m, first_c, many_m, many_c = -1, -1, False, False
+        members = 0
+        control = 0
         for t in range(offsets[q], offsets[q + 1]):
-            r = records[t]
-            if is_member[r]:
-                if first_m < 0:
-                    first_m = keys[r]
-                elif first_m != keys[r]:
-                    many_m = True
-            else:
-                if first_c < 0:
-                    first_c = keys[r]
-                elif first_c != keys[r]:
-                    many_c = True
-        difference += int(first_m >= 0 and not many_m) - int(first_c >= 0 and not many_c)
+            members += in_members[matched[t]]
+            control += in_control[matched[t]]
+        difference += int(members == 1) - int(control == 1)
     return difference
 
 
-def _permutation_p_value(pooled: np.ndarray, n_members: int, queries: _Queries, observed: int, permutations: int,
-                         rng: np.random.Generator) -> float | None:
-    """The module docstring's test: p of `observed` (singled out among members minus control) under
-    relabellings of the `pooled` records (encoded as the queries are; the first `n_members` are the
-    members); None when the matches are too many to list."""
-    n_pooled = pooled.shape[1]
-    total, _ = _match(pooled, queries, cap=n_pooled + 1)
+@dataclass
+class _PooledMatches:
+    """Every query's matching records among the pooled members and control records (duplicates
+    kept; a record is its distinct value, `key`): query q matches the distinct records
+    matched[offsets[q]:offsets[q + 1]], numbered 0..n_matched - 1 over those some query matches;
+    row r of the pooled records (members first) is distinct record `row_record[r]` (-1: matched by
+    no query)."""
+
+    offsets: np.ndarray
+    matched: np.ndarray
+    row_record: np.ndarray
+    n_matched: int
+    n_members: int
+
+    def present(self, rows: np.ndarray) -> np.ndarray:
+        """Which matched distinct records have a copy among the pooled `rows`."""
+        out = np.zeros(self.n_matched, dtype=np.bool_)
+        record = self.row_record[rows]
+        out[record[record >= 0]] = True
+        return out
+
+    def observed(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray], int]:
+        """((count, first row) among the members, the same among the control records, members minus
+        control singled out): count stops at 2, first row is the pooled row of the first occurrence
+        of the first matching distinct record (-1: none)."""
+        rows = np.arange(len(self.row_record))
+        out = []
+        for group in (rows[:self.n_members], rows[self.n_members:]):
+            count, first = _group_counts(self.offsets, self.matched, self.present(group))
+            # the first occurrence in the group of each matched distinct record
+            first_row = np.full(self.n_matched, -1, dtype=np.int64)
+            record = self.row_record[group]
+            keep = record >= 0
+            seen, at = np.unique(record[keep], return_index=True)  # group ascends: its first row
+            first_row[seen] = group[keep][at]
+            out.append((count, np.where(first >= 0, first_row[np.maximum(first, 0)], -1)))
+        difference = int((out[0][0] == 1).sum() - (out[1][0] == 1).sum())
+        return out[0], out[1], difference
+
+    def p_value(self, observed: int, permutations: int, rng: np.random.Generator) -> float:
+        """The module docstring's test of `observed` (members minus control singled out)."""
+        relevant = np.flatnonzero(self.row_record >= 0)
+        n_pooled = len(self.row_record)
+        exceed = 0
+        for _ in range(permutations):
+            k = int(rng.hypergeometric(self.n_members, n_pooled - self.n_members, len(relevant))) if len(relevant) else 0
+            order = relevant[rng.permutation(len(relevant))]
+            exceed += _singled_out_difference(self.offsets, self.matched, self.present(order[:k]),
+                                              self.present(order[k:])) >= observed
+        return (1 + exceed) / (1 + permutations)
+
+
+def _pooled_matches(pooled: np.ndarray, n_members: int, queries: _Queries) -> _PooledMatches | None:
+    """The queries' matches among the `pooled` records (columns x records, members first), one
+    scan over their distinct records; None when more than MAX_TEST_MATCHES (query, record) pairs."""
+    # Identical records (missing equal to missing) are one distinct record: a query matching two
+    # copies of one record singles it out.
+    keys = pd.DataFrame(pooled.T).groupby(list(range(pooled.shape[0])), dropna=False, sort=False).ngroup().to_numpy()
+    _, representative = np.unique(keys, return_index=True)
+    distinct = np.ascontiguousarray(pooled[:, representative])
+    total, _ = _match(distinct, queries, cap=distinct.shape[1] + 1)
     if total.sum() > MAX_TEST_MATCHES:
         return None
-    offsets, records = _matches(pooled, queries, total)
-    # Identical records (missing equal to missing) share a key: a query matching two copies of one
-    # record singles it out, as on the distinct records above.
-    keys = pd.DataFrame(pooled.T).groupby(list(range(pooled.shape[0])), dropna=False, sort=False).ngroup().to_numpy()
-    is_member = np.arange(n_pooled) < n_members
-    if _singled_out_difference(offsets, records, keys, is_member) != observed:
-        raise AssertionError("singling out: the pooled count disagrees with the distinct-record count")
-    matched = np.unique(records)
-    exceed = 0
-    for _ in range(permutations):
-        relabelled = np.zeros(n_pooled, dtype=bool)
-        k = int(rng.hypergeometric(n_members, n_pooled - n_members, len(matched))) if len(matched) else 0
-        relabelled[matched[rng.permutation(len(matched))[:k]]] = True
-        exceed += _singled_out_difference(offsets, records, keys, relabelled) >= observed
-    return (1 + exceed) / (1 + permutations)
+    offsets, matched = _matches(distinct, queries, total)
+    # compact numbering of the distinct records some query matches
+    used, matched = np.unique(matched, return_inverse=True)
+    compact = np.full(distinct.shape[1], -1, dtype=np.int64)
+    compact[used] = np.arange(len(used))
+    return _PooledMatches(offsets, matched.astype(np.int64), compact[keys], len(used), n_members)
 
 
 def _encode(frames: list[pd.DataFrame], schema: DatasetSchema, columns: list[str]) -> list[np.ndarray]:
@@ -480,8 +534,8 @@ def singling_out(members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.Dat
     members, member_ids, synthetic, control, control_ids = prepare_all(members, synthetic, control, schema)
     rng_queries, rng_baseline, rng_correction, rng_test = streams(seed, 4)
     m_keep, s_keep, c_keep = (_distinct(f, columns) for f in (members, synthetic, control))
-    # The pooled records (members, then control, duplicates kept) are the permutation test's; encoded
-    # in the same call, so that categorical codes mean the same in all four.
+    # The pooled records (members, then control, duplicates kept) are counted on and relabelled by the
+    # test; encoded in the same call, so that categorical codes mean the same in all four.
     mem, syn, ctl, pooled = _encode([members.iloc[m_keep], synthetic.iloc[s_keep], control.iloc[c_keep],
                                      pd.concat([members[columns], control[columns]], ignore_index=True)],
                                     schema, columns)
@@ -492,8 +546,15 @@ def singling_out(members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.Dat
         queries, attempts = _univariate_queries(syn, numeric, n_attacks, rng_queries), 0
     else:
         queries, attempts = _multivariate_queries(syn, numeric, n_attacks, n_cols, max_attempts, rng_queries)
-    main_count, main_first = _match(mem, queries)
-    control_count, control_first = _match(ctl, queries)
+    matches = _pooled_matches(pooled, len(members), queries)
+    if matches is not None:
+        # One scan of the pooled distinct records gives the counts and the test's relabellings.
+        (main_count, main_row), (control_count, control_row), difference = matches.observed()
+        main_first = np.where(main_row >= 0, np.searchsorted(m_keep, main_row), -1)
+        control_first = np.where(control_row >= 0, np.searchsorted(c_keep, control_row - len(members)), -1)
+    else:
+        main_count, main_first = _match(mem, queries)
+        control_count, control_first = _match(ctl, queries)
     baseline_count, _ = _match(mem, _baseline_queries(syn, numeric, n_attacks, width, rng_baseline))
 
     n_main, n_control_raw = int((main_count == 1).sum()), int((control_count == 1).sum())
@@ -501,7 +562,7 @@ def singling_out(members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.Dat
     if n_control_raw and len(c_keep) != len(m_keep):
         correction = _control_correction(ctl, queries, len(m_keep), rng_correction)
     n_control = min(n_control_raw * correction, n_attacks) if correction is not None else n_control_raw
-    p_value = _permutation_p_value(pooled, len(members), queries, n_main - n_control_raw, permutations, rng_test)
+    p_value = None if matches is None else matches.p_value(difference, permutations, rng_test)
     risk = control_risk(n_main, n_attacks, n_control, n_attacks, confidence, p_value=p_value,
                         test=None if p_value is None else f"{SINGLING_OUT_TEST} ({permutations} relabellings)",
                         n_baseline_success=int((baseline_count == 1).sum()), n_baseline=n_attacks)

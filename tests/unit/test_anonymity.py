@@ -338,6 +338,25 @@ def test_singling_out_test_relabels_the_pooled_records(sim, sim_schema):
     assert "relabellings" in result.risk.test
 
 
+def test_singling_out_counts_the_same_from_the_pooled_scan_as_from_the_separate_scans(sim, sim_schema, monkeypatch):
+    """The counts and the records singled out come from one scan of the pooled distinct records
+    (which the test relabels); with too many matches to list, from a capped scan of the members and
+    one of the control records, with no test. Both give the same results, duplicates included."""
+    members, control, releases = sim
+    # copies of records on both sides: a query matching two copies of one record singles it out
+    members = pd.concat([members, members.iloc[:40].assign(**{ROW_ID: members[ROW_ID].iloc[:40] + 10**6})])
+    control = pd.concat([control, members.iloc[40:60].assign(**{ROW_ID: members[ROW_ID].iloc[40:60] + 2 * 10**6})])
+    for mode in ("univariate", "multivariate"):
+        pooled = singling_out(members, releases["cart"], control, sim_schema, n_attacks=300, mode=mode, n_cols=2)
+        monkeypatch.setattr(sys.modules["synthrisk.anonymity.singling_out"], "MAX_TEST_MATCHES", 0)
+        scanned = singling_out(members, releases["cart"], control, sim_schema, n_attacks=300, mode=mode, n_cols=2)
+        monkeypatch.undo()
+        assert scanned.risk.p_value is None and pooled.risk.p_value is not None
+        pd.testing.assert_frame_equal(pooled.records, scanned.records)
+        assert {k: v for k, v in pooled.to_json().items() if k not in ("p_value", "test")} == \
+            {k: v for k, v in scanned.to_json().items() if k not in ("p_value", "test")}
+
+
 def test_member_excess_tests_separate_copies_from_unseen_records(sim, sim_schema):
     """A release of the members gives the smallest p-value the test has; the holdout released
     as it is (a release that never saw the members) gives no evidence."""
