@@ -264,7 +264,9 @@ class _PooledMatches:
             keep = record >= 0
             seen, at = np.unique(record[keep], return_index=True)  # group ascends: its first row
             first_row[seen] = group[keep][at]
-            out.append((count, np.where(first >= 0, first_row[np.maximum(first, 0)], -1)))
+            if self.n_matched:
+                first = np.where(first >= 0, first_row[np.maximum(first, 0)], -1)
+            out.append((count, first))  # without a match anywhere, first is -1 throughout
         difference = int((out[0][0] == 1).sum() - (out[1][0] == 1).sum())
         return out[0], out[1], difference
 

@@ -355,6 +355,12 @@ def test_singling_out_counts_the_same_from_the_pooled_scan_as_from_the_separate_
         pd.testing.assert_frame_equal(pooled.records, scanned.records)
         assert {k: v for k, v in pooled.to_json().items() if k not in ("p_value", "test")} == \
             {k: v for k, v in scanned.to_json().items() if k not in ("p_value", "test")}
+    # a release no query of which matches a real record: nothing singled out, p = 1
+    # (values between the real ones, and extremes beyond them: no `==`, `<= min` or `>= max` matches)
+    spread = np.linspace(-100.0, 100.0, len(releases["cart"])) + np.pi * 1e-7
+    unmatched = releases["cart"].assign(x1=spread, x2=spread[::-1])
+    result = singling_out(members, unmatched, control, sim_schema, n_attacks=100, columns=["x1", "x2"])
+    assert result.risk.main.n_success == 0 and result.control_success_raw == 0 and result.risk.p_value == 1.0
 
 
 def test_member_excess_tests_separate_copies_from_unseen_records(sim, sim_schema):
