@@ -100,7 +100,11 @@ def markdown(verdicts) -> str:
         for release in [k for k in order if k in set(part["release"])]:
             cells = []
             for risk in risks:
-                row = part[(part["release"] == release) & (part["risk"] == risk)].iloc[0]
+                match = part[(part["release"] == release) & (part["risk"] == risk)]
+                if match.empty:  # pooled studies that did not all run this release for this risk
+                    cells.append("–")
+                    continue
+                row = match.iloc[0]
                 fired = f"{round(row['rate'] * row['splits'])} / {row['splits']}"
                 bound = f" (≤ {100 * row['rate_high']:.1f} %)" if release in NULLS else ""
                 cells.append(f"{fired}{bound}; at risk {round(row['rate_at_risk'] * row['splits'])}")
