@@ -36,7 +36,6 @@ from ..data.schema import CONTINUOUS, DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError
 from ..mia.gower import GowerSpace, nearest_synthetic
-from ..proportions import MEMBER_EXCESS_TEST, member_excess_p_value
 from ._inputs import (
     DEFAULT_N_ATTACKS,
     check_columns,
@@ -47,7 +46,7 @@ from ._inputs import (
     sub_schema,
     targets,
 )
-from .risk import ControlRisk, control_risk
+from .risk import ControlRisk, record_control_risk
 
 DEFAULT_TOLERANCE = 0.05
 
@@ -147,10 +146,8 @@ def inference(members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFr
     baseline = correct_guesses(random_guess, _secret_values(attacked[True], secret, schema)[:n_baseline],
                                regression, tolerance)
 
-    hits = {member: int(correct[member].sum()) for member in (True, False)}
-    risk = control_risk(hits[True], len(main_pos), hits[False], len(control_pos), confidence,
-                        p_value=member_excess_p_value(hits[True], len(main_pos), hits[False], len(control_pos)),
-                        test=MEMBER_EXCESS_TEST, n_baseline_success=int(baseline.sum()), n_baseline=n_baseline)
+    risk = record_control_risk(correct[True], correct[False], confidence, n_baseline_success=int(baseline.sum()),
+                               n_baseline=n_baseline)
     records = pd.DataFrame({ROW_ID: np.concatenate([member_ids[main_pos], control_ids[control_pos]]),
                             "member": np.r_[np.ones(len(main_pos), bool), np.zeros(len(control_pos), bool)],
                             "correct": np.concatenate([correct[True], correct[False]])})

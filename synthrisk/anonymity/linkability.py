@@ -45,7 +45,6 @@ from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError
 from ..mia.gower import GowerSpace, k_nearest
-from ..proportions import MEMBER_EXCESS_TEST, member_excess_p_value
 from ._inputs import (
     DEFAULT_N_ATTACKS,
     check_columns,
@@ -56,7 +55,7 @@ from ._inputs import (
     sub_schema,
     targets,
 )
-from .risk import ControlRisk, control_risk
+from .risk import ControlRisk, record_control_risk
 
 
 def default_aux_cols(schema: DatasetSchema) -> tuple[list[str], list[str]]:
@@ -147,10 +146,8 @@ def linkability(members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.Data
     baseline = _linked(*(_random_neighbours(rng_baseline, len(main_pos), len(synthetic), n_neighbors)
                          for _ in range(2)))
 
-    hits = {member: int(linked[member].sum()) for member in (True, False)}
-    risk = control_risk(hits[True], len(main_pos), hits[False], len(control_pos), confidence,
-                        p_value=member_excess_p_value(hits[True], len(main_pos), hits[False], len(control_pos)),
-                        test=MEMBER_EXCESS_TEST, n_baseline_success=int(baseline.sum()), n_baseline=len(main_pos))
+    risk = record_control_risk(linked[True], linked[False], confidence, n_baseline_success=int(baseline.sum()),
+                               n_baseline=len(main_pos))
     records = pd.DataFrame({ROW_ID: np.concatenate([member_ids[main_pos], control_ids[control_pos]]),
                             "member": np.r_[np.ones(len(main_pos), bool), np.zeros(len(control_pos), bool)],
                             "linked": np.concatenate([linked[True], linked[False]])})

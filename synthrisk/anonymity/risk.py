@@ -38,9 +38,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from math import sqrt
 
+import numpy as np
 from scipy.stats import norm
 
 from ..errors import ConfigError, DataError
+from ..proportions import MEMBER_EXCESS_TEST, member_excess_p_value
 
 
 def _z(confidence: float) -> float:
@@ -133,3 +135,15 @@ def control_risk(n_main_success: float, n_main: int, n_control_success: float, n
                        residual=residual, residual_error=error, confidence=float(confidence), main=main,
                        control=control, baseline=baseline,
                        p_value=None if p_value is None else float(min(max(p_value, 0.0), 1.0)), test=test)
+
+
+def record_control_risk(main_hits, control_hits, confidence: float = 0.95, n_baseline_success: float | None = None,
+                        n_baseline: int | None = None) -> ControlRisk:
+    """`control_risk` of an attack made one record at a time (inference, linkability), from each
+    attacked record's success (booleans, members and control), with the exact test of the
+    member/control labels over the attacked records (`synthrisk.proportions.member_excess_p_value`)."""
+    k_main, n_main = int(np.count_nonzero(main_hits)), len(main_hits)
+    k_control, n_control = int(np.count_nonzero(control_hits)), len(control_hits)
+    return control_risk(k_main, n_main, k_control, n_control, confidence, n_baseline_success=n_baseline_success,
+                        n_baseline=n_baseline, p_value=member_excess_p_value(k_main, n_main, k_control, n_control),
+                        test=MEMBER_EXCESS_TEST)

@@ -537,10 +537,12 @@ def singling_out(members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.Dat
     rng_queries, rng_baseline, rng_correction, rng_test = streams(seed, 4)
     m_keep, s_keep, c_keep = (_distinct(f, columns) for f in (members, synthetic, control))
     # The pooled records (members, then control, duplicates kept) are counted on and relabelled by the
-    # test; encoded in the same call, so that categorical codes mean the same in all four.
-    mem, syn, ctl, pooled = _encode([members.iloc[m_keep], synthetic.iloc[s_keep], control.iloc[c_keep],
-                                     pd.concat([members[columns], control[columns]], ignore_index=True)],
-                                    schema, columns)
+    # test; the distinct members and control records are columns of them (codes shared with the
+    # synthetic records: one encoding).
+    syn, pooled = _encode([synthetic.iloc[s_keep], pd.concat([members[columns], control[columns]],
+                                                             ignore_index=True)], schema, columns)
+    mem = np.ascontiguousarray(pooled[:, m_keep])
+    ctl = np.ascontiguousarray(pooled[:, len(members) + c_keep])
     numeric = np.array([not schema.is_categorical(c) for c in columns])
     width = 1 if mode == "univariate" else n_cols
 
