@@ -13,9 +13,17 @@ invisible at the sample sizes used here); anonymeter 1.1.0 reports the same cent
 Risk of the attack on the members (main rate r_m, error e_m) in excess of the same attack on the
 control set (records never given to the generator; rate r_c, error e_c):
 
-    risk  = (r_m - r_c) / (1 - r_c)
+    risk  = (r_m - r_c) / (1 - r_c) = 1 - (1 - r_m) / (1 - r_c)
+    CI    = 1 - [the score interval of the ratio of the failure rates (1 - r_m) / (1 - r_c)]
+            (Miettinen & Nurminen 1985; `synthrisk.proportions.ratio_score_interval`, from the counts)
     error = sqrt( (e_m / (1 - r_c))^2 + (e_c (r_m - 1) / (1 - r_c)^2)^2 )     (first-order propagation)
-    CI    = [risk - error, risk + error]; the reported risk and both ends are clipped to [0, 1]
+
+The reported risk and both ends of its interval are clipped to [0, 1]. The interval is the set of
+risks that a score test does not reject: its variance is taken at the rates fitted under each risk.
+The first-order `error` (anonymeter's interval is risk +- error) takes it at the estimate, which is
+too narrow on the side of a small excess (when the member rate is above the control rate, it weights
+the control rate's error by (1 - main) / (1 - control) < 1); it is kept as `residual_error`, the
+spread the verdict reads only for a run made before it had a p-value.
 
 so 0 means the synthetic data helped the attacker no more on the members than on people who were
 not in the training data, and 1 means every attack that fails on the control set succeeds on the
@@ -24,13 +32,10 @@ successfully). The naive baseline (random guesses) is reported as a rate with it
 attack no better than its baseline says that the attacker learnt nothing from the synthetic data.
 
 Test: `p_value`, one-sided, of "the attack succeeds more often on the members than on the control
-set", is the evaluator's own permutation test of the member/control labels (the risk's interval is
-a normal approximation with its standard error taken at the estimate, which is too narrow for a
-test at risk 0 when the member rate is above the control rate: the control rate's error is weighted
-by (1 - main) / (1 - control) < 1 there). Inference and linkability attack records one at a time,
-so the exact test is the hypergeometric one (`synthrisk.proportions.member_excess_p_value`); a
-singling-out query succeeds on a whole table, so its test relabels the pooled records
-(`synthrisk.anonymity.singling_out`).
+set", is the evaluator's own permutation test of the member/control labels. Inference and
+linkability attack records one at a time, so the exact test is the hypergeometric one
+(`synthrisk.proportions.member_excess_p_value`); a singling-out query succeeds on a whole table, so
+its test relabels the pooled records (`synthrisk.anonymity.singling_out`).
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ import numpy as np
 from scipy.stats import norm
 
 from ..errors import ConfigError, DataError
-from ..proportions import MEMBER_EXCESS_TEST, member_excess_p_value
+from ..proportions import MEMBER_EXCESS_TEST, member_excess_p_value, ratio_score_interval
 
 
 def _z(confidence: float) -> float:
@@ -112,7 +117,7 @@ def control_risk(n_main_success: float, n_main: int, n_control_success: float, n
                  confidence: float = 0.95, n_baseline_success: float | None = None,
                  n_baseline: int | None = None, p_value: float | None = None,
                  test: str | None = None) -> ControlRisk:
-    """risk = (main - control) / (1 - control) from Wilson rates, with the propagated CI.
+    """risk = (main - control) / (1 - control) from Wilson rates, with its score interval.
 
     See the module docstring for the formulas; the baseline rate is reported when given, and the
     evaluator's test (`p_value`, described by `test`) is carried as it is."""
@@ -131,7 +136,12 @@ def control_risk(n_main_success: float, n_main: int, n_control_success: float, n
     def clip(x: float) -> float:
         return min(max(x, 0.0), 1.0)
 
-    return ControlRisk(risk=clip(residual), ci_low=clip(residual - error), ci_high=clip(residual + error),
+    ratio_low, ratio_high = ratio_score_interval(n_main - n_main_success, n_main, n_control - n_control_success,
+                                                 n_control, confidence)
+    # The interval is of the counts; the risk is of the Wilson centres (anonymeter's estimate). They
+    # differ by a shrinkage invisible at the attack counts used, but keep the risk inside.
+    low, high = min(1.0 - ratio_high, residual), max(1.0 - ratio_low, residual)
+    return ControlRisk(risk=clip(residual), ci_low=clip(low), ci_high=clip(high),
                        residual=residual, residual_error=error, confidence=float(confidence), main=main,
                        control=control, baseline=baseline,
                        p_value=None if p_value is None else float(min(max(p_value, 0.0), 1.0)), test=test)

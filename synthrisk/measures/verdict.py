@@ -9,8 +9,9 @@ own reference point, with the family of attacks controlled and the effect read a
   tried, "any attack beats its reference" is then wrong at most `alpha` of the time under the null.
 - Effects share one scale (`synthrisk.measures.policy`): effect = effect_scale x (value - reference),
   with a simultaneous interval over the risk's k attacks (Bonferroni: each at 1 - alpha/k, from the
-  attack's own interval's spread), so the strongest attack, chosen after looking at all k, is still
-  covered.
+  attack's own interval's spread on each side: a score interval, such as the control-set risks' or
+  RAPID's member excess, is wider towards a small effect), so the strongest attack, chosen after
+  looking at all k, is still covered.
 - The level: *at risk* when an attack beats its reference and its simultaneous lower bound lies above
   the policy threshold; *detectable, below the policy threshold* when an attack beats its reference
   but no lower bound clears the threshold; *no evidence* otherwise, with the effect this audit could
@@ -48,6 +49,17 @@ def _spread(evidence: pd.DataFrame) -> pd.Series:
     return (width / (2 * Z95)).where(width >= 0)
 
 
+def _side_spreads(evidence: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """(below, above): the standard errors of each attack's value on the side of its interval's lower
+    and upper end (the distance to that end at 95%), so that an asymmetric interval keeps its shape
+    when `decisions` rescales it to the simultaneous level. NaN without an interval."""
+    value = evidence["value"].astype(float)
+    ok = _spread(evidence).notna()
+    below = ((value - evidence["ci_low"].astype(float)).clip(lower=0.0) / Z95).where(ok)
+    above = ((evidence["ci_high"].astype(float) - value).clip(lower=0.0) / Z95).where(ok)
+    return below, above
+
+
 def decisions(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFrame:
     """`evidence` with, per attack: `p` (its p-value, or one from its interval), `p_holm` (Holm-adjusted
     over the attacks of its dataset x generator x risk), `beats` (p_holm <= alpha), `family_size`,
@@ -75,8 +87,9 @@ def decisions(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFr
     out["p_holm"] = out.groupby(keys)["p"].transform(holm_adjusted)
     out["beats"] = out["p_holm"] <= policy.alpha
     z = norm.ppf(1 - policy.alpha / (2 * out["family_size"].astype(float)))
-    out["effect_low"] = out["effect"] - z * out["effect_se"]
-    out["effect_high"] = out["effect"] + z * out["effect_se"]
+    below, above = _side_spreads(out)
+    out["effect_low"] = out["effect"] - z * scale * below
+    out["effect_high"] = out["effect"] + z * scale * above
     return out
 
 

@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from statsmodels.stats.proportion import confint_proportions_2indep
 
 from synthrisk.anonymity import (
     applicable_reason,
@@ -62,7 +63,11 @@ def test_control_risk_matches_hand_computation():
     error = math.sqrt((em / (1 - c)) ** 2 + (ec * (m - 1) / (1 - c) ** 2) ** 2)
     result = control_risk(90, 300, 30, 250, confidence=0.95, n_baseline_success=10, n_baseline=300)
     assert result.risk == pytest.approx(risk, rel=1e-12)
-    assert (result.ci_low, result.ci_high) == pytest.approx((risk - error, risk + error), rel=1e-12)
+    assert result.residual_error == pytest.approx(error, rel=1e-12)
+    # The interval is 1 - statsmodels' Miettinen-Nurminen interval of the failure rates' ratio
+    # (interior counts, where statsmodels' own inversion works).
+    ratio_low, ratio_high = confint_proportions_2indep(210, 300, 220, 250, method="score", compare="ratio")
+    assert (result.ci_low, result.ci_high) == pytest.approx((1 - ratio_high, 1 - ratio_low), rel=1e-8)
     assert (result.main.rate, result.main.error) == pytest.approx((m, em), rel=1e-12)
     assert (result.control.ci_low, result.control.ci_high) == pytest.approx((c - ec, c + ec), rel=1e-12)
     assert result.baseline.rate == pytest.approx(wilson_by_hand(10, 300, z)[0], rel=1e-12)
@@ -81,6 +86,30 @@ def test_risk_is_clipped_but_residual_kept():
     assert control_risk(100, 100, 0, 100).risk == pytest.approx(1.0, abs=0.02)
     wide, narrow = success_rate(5, 10, confidence=0.99), success_rate(5, 10, confidence=0.9)
     assert wide.ci_high - wide.ci_low > narrow.ci_high - narrow.ci_low
+
+
+def test_control_risk_interval_at_the_edges_and_its_coverage():
+    # every member attacked successfully, no control record: the risk is about 1, and certain
+    every = control_risk(100, 100, 0, 100)
+    assert every.ci_low > 0.95 and every.ci_high == 1.0
+    # the control set always attacked successfully, half the members: the members are certainly
+    # attacked less successfully, so the clipped risk and its interval are 0
+    assert (control_risk(50, 100, 100, 100).ci_low, control_risk(50, 100, 100, 100).ci_high) == (0.0, 0.0)
+    # both always fail (the risk is small); both always succeed (the data say nothing about it)
+    assert control_risk(0, 300, 0, 300).ci_high < 0.02
+    assert (control_risk(300, 300, 300, 300).ci_low, control_risk(300, 300, 300, 300).ci_high) == (0.0, 1.0)
+    # Coverage where it matters for "at risk" (the lower end above the true risk), at a control
+    # rate like the inference attack's: true risk 0.1, control success 0.9, 300 attacks each. The
+    # score interval misses from above at about its one-sided 2.5%; the first-order interval it
+    # replaced (risk +- residual_error) at about 5% (benchmarks/control_risk_interval.py).
+    rng = np.random.default_rng(7)
+    control_p, risk = 0.9, 0.1
+    main_p = control_p + risk * (1 - control_p)
+    draws = zip(rng.binomial(300, main_p, 1000), rng.binomial(300, control_p, 1000))
+    above = [(r.ci_low > risk, r.residual - r.residual_error > risk)
+             for r in (control_risk(k_main, 300, k_control, 300) for k_main, k_control in draws)]
+    score_miss, first_order_miss = np.mean(above, axis=0)
+    assert score_miss <= 0.035 and first_order_miss >= score_miss + 0.01, (score_miss, first_order_miss)
 
 
 def test_risk_refuses_impossible_counts():

@@ -115,3 +115,18 @@ def test_the_workflow_config_refuses_a_bad_policy():
 
     with pytest.raises(ConfigError, match="config: policy.alpha"):
         check_config({"seeds": [0], "datasets": {}, "generators": {}, "policy": {"alpha": 0}})
+
+
+def test_an_asymmetric_interval_keeps_its_shape_at_the_simultaneous_level():
+    # A score interval (the control-set risks', RAPID's member excess) reaching further below its
+    # value than above: the simultaneous lower bound is rescaled from the lower side alone.
+    skewed = dict(row("score", 0.30, 0.0, 0.0, p=1e-6), ci_low=0.30 - 0.25, ci_high=0.30 + 0.05)
+    decided = decisions(pd.DataFrame([skewed, row("other", 0.1, 0.0, 0.05, p=0.2)])).set_index("attack")
+    z = norm.ppf(1 - 0.05 / 4)  # two attacks in the family
+    assert decided.loc["score", "effect_low"] == pytest.approx(0.30 - z * 0.25 / 1.959964, rel=1e-5)
+    assert decided.loc["score", "effect_high"] == pytest.approx(0.30 + z * 0.05 / 1.959964, rel=1e-5)
+    # alone, its lower bound 0.05 is below the threshold 0.09: "detectable"; the symmetric interval
+    # of the same width (+- 0.15) would have put it at 0.15, "at risk"
+    assert risk_table(pd.DataFrame([skewed])).iloc[0]["level"] == LEVELS["detectable"]
+    symmetric = dict(skewed, ci_low=0.30 - 0.15, ci_high=0.30 + 0.15)
+    assert risk_table(pd.DataFrame([symmetric])).iloc[0]["level"] == LEVELS["at_risk"]
