@@ -45,11 +45,17 @@ def main(argv=None) -> int:
         import pandas as pd
 
         frames = [_read_runs(path) for path in sorted(out.glob(f"calibration_runs_{args.dataset}_*.csv"))]
-    for n in ([] if args.summarise else args.n):
+    runs_files = {n: out / f"calibration_runs_{args.dataset}_{n}{f'_seed{args.seed}' if args.seed else ''}.csv"
+                  for n in ([] if args.summarise else args.n)}
+    for runs_file in runs_files.values():
+        if runs_file.exists():  # an earlier study's splits, hours of work: refused before any work
+            raise SystemExit(f"{runs_file}: already holds the splits of this dataset, n and seed; pool more "
+                             f"splits with another --seed, tabulate them with --summarise, or move the file away")
+    for n in runs_files:
         start = time.time()
         # Another --seed draws other splits: its rows go to a file of their own, and --summarise
         # pools every file of the dataset (more splits for a cell whose interval is too wide).
-        runs_file = out / f"calibration_runs_{args.dataset}_{n}{f'_seed{args.seed}' if args.seed else ''}.csv"
+        runs_file = runs_files[n]
 
         def progress(done, total, so_far, n=n, start=start, runs_file=runs_file):
             # the splits so far, kept as they finish: a stopped study still has its rows
