@@ -83,8 +83,27 @@ def test_bad_counts_or_delta_are_refused(args):
 def test_threshold_separates_separable_calibration_runs():
     without, with_ = np.array([0, 1, 2, 2, 3]), np.array([7, 8, 9, 10, 12])
     threshold = choose_threshold(without, with_, DELTA)
-    assert 3 < threshold <= 7
+    assert threshold == 5.0  # the middle of the gap, not the edge of either world
     assert ((without >= threshold).sum(), (with_ < threshold).sum()) == (0, 0)
+
+
+def test_worlds_apart_are_audited_without_errors_at_the_most_a_budget_can_show():
+    # AIM's case: two worlds whose counts never overlap, 24 runs each (12 choose, 12 evaluate). A
+    # threshold on either world's most extreme selection run errs on about 1 in 13 evaluation
+    # runs of that world; the middle of the gap on none, so epsilon_lower is the budget's maximum.
+    rng = np.random.default_rng(3)
+    best = epsilon_lower_bound(0, 12, 0, 12, 1e-9).epsilon_lower
+    audits = [audit_statistics(rng.normal(1086, 13, 24).round(), rng.normal(1584, 13, 24).round(), nominal_epsilon=1.0,
+                               delta=1e-9, neighbours=ADD_REMOVE) for _ in range(100)]
+    assert all(a.false_positives == a.false_negatives == 0 for a in audits)
+    assert all(a.epsilon_lower == pytest.approx(best) for a in audits)
+    # the edge rule it replaced (the smallest 'with' selection run), on the same kind of runs: on
+    # average 12/13 false negatives per audit
+    edge_errors = []
+    for _ in range(200):
+        with_ = rng.normal(1584, 13, 24).round()
+        edge_errors.append(int((with_[12:] < with_[:12].min()).sum()))
+    assert np.mean(edge_errors) > 0.5
 
 
 def test_audit_splits_runs_and_flags_only_beyond_nominal():
