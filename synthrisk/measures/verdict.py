@@ -9,9 +9,9 @@ own reference point, with the family of attacks controlled and the effect read a
   tried, "any attack beats its reference" is then wrong at most `alpha` of the time under the null.
 - Effects share one scale (`synthrisk.measures.policy`): effect = effect_scale x (value - reference),
   with a simultaneous interval over the risk's k attacks (Bonferroni: each at 1 - alpha/k, from the
-  attack's own interval's spread on each side: a score interval, such as the control-set risks' or
-  RAPID's member excess, is wider towards a small effect), so the strongest attack, chosen after
-  looking at all k, is still covered.
+  attack's own interval's spread on each side, so that an asymmetric interval, such as the score
+  intervals of the control-set risks and of RAPID's member excess, keeps its shape), so the strongest
+  attack, chosen after looking at all k, is still covered.
 - The level: *at risk* when an attack beats its reference and its simultaneous lower bound lies above
   the policy threshold; *detectable, below the policy threshold* when an attack beats its reference
   but no lower bound clears the threshold; *no evidence* otherwise, with the effect this audit could
