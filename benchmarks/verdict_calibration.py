@@ -51,11 +51,10 @@ def main(argv=None) -> int:
         if runs_file.exists():  # an earlier study's splits, hours of work: refused before any work
             raise SystemExit(f"{runs_file}: already holds the splits of this dataset, n and seed; pool more "
                              f"splits with another --seed, tabulate them with --summarise, or move the file away")
-    for n in runs_files:
+    # Another --seed draws other splits: its rows go to a file of their own, and --summarise pools
+    # every file of the dataset (more splits for a cell whose interval is too wide).
+    for n, runs_file in runs_files.items():
         start = time.time()
-        # Another --seed draws other splits: its rows go to a file of their own, and --summarise
-        # pools every file of the dataset (more splits for a cell whose interval is too wide).
-        runs_file = runs_files[n]
 
         def progress(done, total, so_far, n=n, start=start, runs_file=runs_file):
             # the splits so far, kept as they finish: a stopped study still has its rows

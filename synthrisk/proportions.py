@@ -64,10 +64,6 @@ def member_excess_p_value(hits_members: int, n_members: int, hits_holdout: int, 
     return float(min(max(p, 0.0), 1.0))
 
 
-#: the interval `ratio_score_interval` computes, as reported beside it
-RATIO_SCORE_INTERVAL = "Miettinen-Nurminen score interval of the ratio of the failure rates"
-
-
 def ratio_score_interval(count1: float, n1: int, count2: float, n2: int, confidence: float = 0.95) -> tuple[float, float]:
     """(low, high) of the score interval for p1 / p2 from `count1` of `n1` and `count2` of `n2`
     (module docstring); low may be 0 and high infinite (count2 = 0). Counts may be fractional.
