@@ -159,7 +159,9 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
         import contextlib
         import io
 
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        from .figures import discarded
+
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), discarded():
             runs = audit_run.run_measures(data, folder / "work", chosen, bar=False)
             evidence, risks = audit_run.summarise(runs, chosen, folder / "work", policy)
         return risks, decisions(evidence, policy), data

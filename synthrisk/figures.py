@@ -3,6 +3,7 @@ the Agg backend keeps them headless and deterministic."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import matplotlib
@@ -14,12 +15,28 @@ plt.rcParams.update({"figure.dpi": 110, "savefig.bbox": "tight", "axes.grid": Tr
                      "svg.hashsalt": "synthrisk", "pdf.compression": 0})
 
 
+_discarding = False
+
+
 def save(fig, path: str | Path) -> Path:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, metadata={"Software": None} if path.suffix == ".png" else None)
+    if not _discarding:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, metadata={"Software": None} if path.suffix == ".png" else None)
     plt.close(fig)
     return path
+
+
+@contextlib.contextmanager
+def discarded():
+    """Within it, `save` closes figures without rendering them: for callers that keep only the
+    tables (the calibration study audits thousands of releases, and rendering took 15 % of each)."""
+    global _discarding
+    before, _discarding = _discarding, True
+    try:
+        yield
+    finally:
+        _discarding = before
 
 
 def subplots(n_panels: int, width: float = 4.2, height: float = 3.4, ncols: int | None = None):
