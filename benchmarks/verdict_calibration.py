@@ -37,7 +37,14 @@ def main(argv=None) -> int:
                              "synthrisk/reference/calibration_power.csv, which the audit quotes")
     parser.add_argument("--summarise", action="store_true",
                         help="only tabulate the calibration_runs_*.csv already in --out (e.g. of a stopped study)")
+    parser.add_argument("--recheck", metavar="RUNS_FILE",
+                        help="re-audit, with the current code, the releases of an earlier runs file whose risk "
+                             "verdict fired (for the risks of --measures and the releases of --releases), and "
+                             "write recheck_<file>.csv beside it; --summarise then takes their at-risk calls "
+                             "from it")
     args = parser.parse_args(argv)
+    if args.recheck:
+        return recheck(Path(args.recheck), tuple(args.measures), tuple(args.releases))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     frames = []
@@ -45,6 +52,7 @@ def main(argv=None) -> int:
         import pandas as pd
 
         frames = [_read_runs(path) for path in sorted(out.glob(f"calibration_runs_{args.dataset}_*.csv"))]
+        frames = _with_rechecks(frames, out, args.dataset)
     runs_files = {n: out / f"calibration_runs_{args.dataset}_{n}{f'_seed{args.seed}' if args.seed else ''}.csv"
                   for n in ([] if args.summarise else args.n)}
     for runs_file in runs_files.values():
@@ -129,6 +137,79 @@ def _read_runs(path):
             raise SystemExit(f"{path}: no seed column in a file named for a seed")
         runs["seed"] = 0
     return runs
+
+
+RECHECK_KEYS = ["dataset", "n", "seed", "split", "release", "risk"]
+
+
+def recheck(runs_file: Path, measures: tuple[str, ...], releases: tuple[str, ...]) -> int:
+    """Re-audit the fired risk verdicts of one runs file with the current code. Whether a verdict
+    fires does not depend on the effect's interval, but whether it is *at risk* does (its lower
+    bound): a study run before an interval changed keeps its firing counts, and this gives its
+    at-risk calls as the current code makes them. Only fired verdicts can be *at risk*, so they are
+    all that needs re-auditing. The study's release kinds, in their order, are read from the file
+    (they decide which records each release takes), and its measures from its risks."""
+
+    from synthrisk.release_audit.run import audit_measures
+
+    target = runs_file.parent / f"recheck_{runs_file.stem}.csv"
+    if target.exists():
+        raise SystemExit(f"{target}: already holds a re-check of {runs_file.name}; move it away to re-check again")
+    runs = _read_runs(runs_file)
+    runs = runs[runs["release"] != REFUSED]
+    verdicts = runs[runs["attack"] == "(risk verdict)"]
+    (dataset,), (n,), (seed,) = (verdicts[c].unique() for c in ("dataset", "n", "seed"))
+    kinds = list(dict.fromkeys(verdicts["release"]))
+    wanted_risks = {m.risk for name, (m, _) in audit_measures().items() if name in measures}
+    risks = [r for r in dict.fromkeys(verdicts["risk"]) if r in wanted_risks]
+    study_measures = tuple(name for name, (m, _) in audit_measures().items()
+                           if name in RISK_MEASURES and m.risk in set(verdicts["risk"]))
+    fired = verdicts[(verdicts["verdict"] == 1) & verdicts["risk"].isin(risks) & verdicts["release"].isin(releases)]
+    only: dict[int, set[str]] = {}
+    for split, release in zip(fired["split"], fired["release"]):
+        only.setdefault(int(split), set()).add(release)
+    start = time.time()
+
+    def progress(done, total, so_far):
+        print(f"{runs_file.name}: {done}/{total} splits re-checked, {time.time() - start:.0f} s", file=sys.stderr,
+              flush=True)
+
+    now = study(dataset, int(n), 0, kinds, seed=int(seed), measures=study_measures, progress=progress, only=only)
+    now = now[(now["attack"] == "(risk verdict)") & now["risk"].isin(risks)].assign(seed=seed)
+    merged = fired[RECHECK_KEYS + ["verdict", "material"]].merge(
+        now[RECHECK_KEYS + ["verdict", "material"]], on=RECHECK_KEYS, suffixes=("_before", ""), how="left")
+    merged.to_csv(target, index=False)
+    changed = merged[merged["material"] != merged["material_before"]]
+    lost = merged[merged["verdict"] != merged["verdict_before"]]
+    print(f"{len(merged)} fired verdicts re-checked: {len(lost)} no longer fire, {len(changed)} change their "
+          f"at-risk call; {target}", file=sys.stderr)
+    if len(changed):
+        print(changed.to_string(index=False), file=sys.stderr)
+    return 0
+
+
+def _with_rechecks(frames, out: Path, dataset: str):
+    """The runs with the at-risk calls of their re-checks (`--recheck`) in place of the old ones. A
+    re-check whose verdict no longer fires means the code no longer reproduces the study: refused."""
+    import pandas as pd
+
+    for path in sorted(out.glob(f"recheck_calibration_runs_{dataset}_*.csv")):
+        checked = pd.read_csv(path)
+        lost = checked[checked["verdict"] != checked["verdict_before"]]
+        if len(lost):
+            raise SystemExit(f"{path}: {len(lost)} verdicts no longer fire with the current code, e.g. "
+                             f"{lost.iloc[0][RECHECK_KEYS].to_dict()}; the study must be run again")
+        material = checked.set_index(RECHECK_KEYS)["material"]
+        updated = []
+        for runs in frames:
+            keys = pd.MultiIndex.from_frame(runs[RECHECK_KEYS])
+            rows = (runs["attack"] == "(risk verdict)").to_numpy() & keys.isin(material.index)
+            runs = runs.copy()
+            runs.loc[rows, "material"] = material.reindex(keys[rows]).to_numpy()
+            updated.append(runs)
+        frames = updated
+        print(f"at-risk calls of {path.name} applied", file=sys.stderr)
+    return frames
 
 
 def publish(table) -> None:

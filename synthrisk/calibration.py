@@ -168,14 +168,25 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
 
 
 def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, policy: Policy | None = None,
-          measures: tuple[str, ...] = RISK_MEASURES, progress=None) -> pd.DataFrame:
+          measures: tuple[str, ...] = RISK_MEASURES, progress=None,
+          only: dict[int, set[str]] | None = None) -> pd.DataFrame:
     """One row per (split, release kind, risk or attack): `verdict` 1 when the risk is not "no
-    evidence" (resp. the attack beats its reference), `material` 1 when the risk is "at risk"."""
+    evidence" (resp. the attack beats its reference), `material` 1 when the risk is "at risk".
+
+    `only` {split: release kinds}: audit just these releases of these splits, an earlier study's rows
+    re-checked by the current code (`splits` is then ignored). The splits are drawn as that study drew
+    them, so `kinds` must be its release kinds in its order: the records each release takes from the
+    population, and the copies' draws, depend on them."""
     policy = policy or Policy()
     per_split = n * (2 + sum(1 for k in kinds if k in ("population", "cart"))
                      + any(k.startswith("copies_") for k in kinds))
+    if only is not None:
+        unknown = {k for wanted in only.values() for k in wanted} - set(kinds)
+        if unknown:
+            raise ValueError(f"releases to re-check {sorted(unknown)} are not among the study's kinds {kinds}")
+    chosen = sorted(only) if only is not None else range(splits)
     rows = []
-    for split in range(splits):
+    for done, split in enumerate(chosen, start=1):
         population = Population.of(dataset, per_split,
                                    seed=int(np.random.SeedSequence([seed, split]).generate_state(1)[0]))
         schema = population.schema
@@ -185,6 +196,8 @@ def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, po
         key = {"dataset": dataset, "n": n, "split": split}
         try:
             for kind, synthetic in releases(members, holdout, population, schema, kinds, seed=split).items():
+                if only is not None and kind not in only[split]:
+                    continue
                 risks, attacks, checked = audit_frames(members, holdout, synthetic, schema, policy, measures,
                                                        checked)
                 found += [{**key, "release": kind, "risk": r.risk, "attack": "(risk verdict)",
@@ -200,7 +213,7 @@ def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, po
                       "material": np.nan}]
         rows.extend(found)
         if progress:
-            progress(split + 1, splits, pd.DataFrame(rows))
+            progress(done, len(chosen), pd.DataFrame(rows))
     return pd.DataFrame(rows)
 
 

@@ -2,6 +2,8 @@
 benchmarks/verdict_calibration.py. Releases that never saw the members are rarely called a risk;
 releases holding member copies are."""
 
+from pathlib import Path
+
 import pytest
 
 from synthrisk.calibration import rates, study
@@ -68,3 +70,38 @@ def test_a_refused_split_counts_neither_as_a_false_positive_nor_as_a_miss():
     table = rates(runs)
     assert list(table["release"]) == ["population"]
     assert table.iloc[0][["splits", "rate"]].tolist() == [2, 0.5]
+
+
+def test_a_recheck_reproduces_the_fired_verdicts_and_its_at_risk_calls_replace_the_old_ones(tmp_path):
+    """`--recheck` re-audits only the fired verdicts of an earlier runs file (of the releases asked
+    for), drawing its splits as the study drew them; `--summarise` then takes the at-risk calls from
+    the re-check. The earlier study is imitated by flipping the at-risk calls of its file, as an older
+    interval would have made them."""
+    import sys
+
+    import pandas as pd
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import verdict_calibration as bench
+
+    args = ["--dataset", "simulation", "--n", "400", "--seed", "9", "--out", str(tmp_path)]
+    assert bench.main([*args, "--splits", "2", "--releases", "population", "copies_0.2",
+                       "--measures", "singling_out"]) == 0
+    honest = pd.read_csv(tmp_path / "calibration_simulation.csv")
+    runs_file = tmp_path / "calibration_runs_simulation_400_seed9.csv"
+    runs = pd.read_csv(runs_file)
+    fired = (runs["attack"] == "(risk verdict)") & (runs["verdict"] == 1) & (runs["release"] == "copies_0.2")
+    assert fired.sum() == 2  # 20 % member copies are singled out at this size
+    runs.loc[fired, "material"] = 1 - runs.loc[fired, "material"]
+    runs.to_csv(runs_file, index=False)
+
+    assert bench.main(["--recheck", str(runs_file), "--measures", "singling_out", "--releases", "copies_0.2"]) == 0
+    checked = pd.read_csv(tmp_path / "recheck_calibration_runs_simulation_400_seed9.csv")
+    assert len(checked) == fired.sum()
+    assert (checked["verdict"] == checked["verdict_before"]).all()
+    assert (checked["material"] != checked["material_before"]).all()
+    with pytest.raises(SystemExit, match="already holds a re-check"):
+        bench.main(["--recheck", str(runs_file), "--measures", "singling_out"])
+
+    assert bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "calibration_simulation.csv"), honest)
