@@ -152,14 +152,16 @@ def recheck(runs_file: Path, measures: tuple[str, ...], releases: tuple[str, ...
 
     from synthrisk.release_audit.run import audit_measures
 
-    target = runs_file.parent / f"recheck_{runs_file.stem}.csv"
-    if target.exists():
-        raise SystemExit(f"{target}: already holds a re-check of {runs_file.name}; move it away to re-check again")
     runs = _read_runs(runs_file)
     runs = runs[runs["release"] != REFUSED]
     verdicts = runs[runs["attack"] == "(risk verdict)"]
     (dataset,), (n,), (seed,) = (verdicts[c].unique() for c in ("dataset", "n", "seed"))
     kinds = list(dict.fromkeys(verdicts["release"]))
+    # a re-check of some of the study's releases is named for them (another may re-check the rest)
+    part = "" if set(kinds) <= set(releases) else "_" + "+".join(k for k in kinds if k in releases)
+    target = runs_file.parent / f"recheck_{runs_file.stem}{part}.csv"
+    if target.exists():
+        raise SystemExit(f"{target}: already holds this re-check of {runs_file.name}; move it away to re-check again")
     wanted_risks = {m.risk for name, (m, _) in audit_measures().items() if name in measures}
     risks = [r for r in dict.fromkeys(verdicts["risk"]) if r in wanted_risks]
     study_measures = tuple(name for name, (m, _) in audit_measures().items()
@@ -193,8 +195,13 @@ def _with_rechecks(frames, out: Path, dataset: str):
     re-check whose verdict no longer fires means the code no longer reproduces the study: refused."""
     import pandas as pd
 
+    seen = set()
     for path in sorted(out.glob(f"recheck_calibration_runs_{dataset}_*.csv")):
         checked = pd.read_csv(path)
+        keys = set(map(tuple, checked[RECHECK_KEYS].to_numpy().tolist()))
+        if keys & seen:  # two re-checks of one verdict: which one counts would be arbitrary
+            raise SystemExit(f"{path}: re-checks verdicts another re-check file in {out} holds; remove one")
+        seen |= keys
         lost = checked[checked["verdict"] != checked["verdict_before"]]
         if len(lost):
             raise SystemExit(f"{path}: {len(lost)} verdicts no longer fire with the current code, e.g. "

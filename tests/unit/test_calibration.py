@@ -96,12 +96,12 @@ def test_a_recheck_reproduces_the_fired_verdicts_and_its_at_risk_calls_replace_t
     runs.to_csv(runs_file, index=False)
 
     assert bench.main(["--recheck", str(runs_file), "--measures", "singling_out", "--releases", "copies_0.2"]) == 0
-    checked = pd.read_csv(tmp_path / "recheck_calibration_runs_simulation_400_seed9.csv")
+    checked = pd.read_csv(tmp_path / "recheck_calibration_runs_simulation_400_seed9_copies_0.2.csv")
     assert len(checked) == fired.sum()
     assert (checked["verdict"] == checked["verdict_before"]).all()
     assert (checked["material"] != checked["material_before"]).all()
-    with pytest.raises(SystemExit, match="already holds a re-check"):
-        bench.main(["--recheck", str(runs_file), "--measures", "singling_out"])
+    with pytest.raises(SystemExit, match="already holds this re-check"):
+        bench.main(["--recheck", str(runs_file), "--measures", "singling_out", "--releases", "copies_0.2"])
 
     assert bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)]) == 0
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "calibration_simulation.csv"), honest)
