@@ -40,8 +40,8 @@ def main(argv=None) -> int:
     parser.add_argument("--recheck", metavar="RUNS_FILE",
                         help="re-audit, with the current code, the releases of an earlier runs file whose risk "
                              "verdict fired (for the risks of --measures and the releases of --releases), and "
-                             "write recheck_<file>.csv beside it; --summarise then takes their at-risk calls "
-                             "from it")
+                             "write recheck_<file>[_<releases>].csv beside it; --summarise then takes their "
+                             "at-risk calls from it")
     args = parser.parse_args(argv)
     if args.recheck:
         return recheck(Path(args.recheck), tuple(args.measures), tuple(args.releases))
@@ -149,7 +149,6 @@ def recheck(runs_file: Path, measures: tuple[str, ...], releases: tuple[str, ...
     at-risk calls as the current code makes them. Only fired verdicts can be *at risk*, so they are
     all that needs re-auditing. The study's release kinds, in their order, are read from the file
     (they decide which records each release takes), and its measures from its risks."""
-
     from synthrisk.release_audit.run import audit_measures
 
     runs = _read_runs(runs_file)
