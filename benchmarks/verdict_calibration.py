@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from synthrisk.calibration import COPY_SHARES, NULLS, REFUSED, RISK_MEASURES, rates, smallest_detected, study
+from synthrisk.calibration import COPY_SHARES, NULLS, REFUSED, RISK_MEASURES, RISK_VERDICT, rates, smallest_detected, study
 
 
 def main(argv=None) -> int:
@@ -88,7 +88,7 @@ def main(argv=None) -> int:
     smallest_detected(table).to_csv(out / f"calibration_power_{args.dataset}.csv", index=False)
     if args.publish:
         publish(table)
-    verdicts = table[table["attack"] == "(risk verdict)"]
+    verdicts = table[table["attack"] == RISK_VERDICT]
     print(verdicts[["n", "release", "risk", "splits", "rate", "rate_low", "rate_high", "rate_at_risk"]]
           .to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     (out / f"calibration_{args.dataset}.md").write_text(markdown(verdicts))
@@ -153,7 +153,7 @@ def recheck(runs_file: Path, measures: tuple[str, ...], releases: tuple[str, ...
 
     runs = _read_runs(runs_file)
     runs = runs[runs["release"] != REFUSED]
-    verdicts = runs[runs["attack"] == "(risk verdict)"]
+    verdicts = runs[runs["attack"] == RISK_VERDICT]
     (dataset,), (n,), (seed,) = (verdicts[c].unique() for c in ("dataset", "n", "seed"))
     kinds = list(dict.fromkeys(verdicts["release"]))
     # a re-check of some of the study's releases is named for them (another may re-check the rest)
@@ -161,9 +161,10 @@ def recheck(runs_file: Path, measures: tuple[str, ...], releases: tuple[str, ...
     target = runs_file.parent / f"recheck_{runs_file.stem}{part}.csv"
     if target.exists():
         raise SystemExit(f"{target}: already holds this re-check of {runs_file.name}; move it away to re-check again")
-    wanted_risks = {m.risk for name, (m, _) in audit_measures().items() if name in measures}
+    registered = {name: m for name, (m, _) in audit_measures().items()}
+    wanted_risks = {m.risk for name, m in registered.items() if name in measures}
     risks = [r for r in dict.fromkeys(verdicts["risk"]) if r in wanted_risks]
-    study_measures = tuple(name for name, (m, _) in audit_measures().items()
+    study_measures = tuple(name for name, m in registered.items()
                            if name in RISK_MEASURES and m.risk in set(verdicts["risk"]))
     fired = verdicts[(verdicts["verdict"] == 1) & verdicts["risk"].isin(risks) & verdicts["release"].isin(releases)]
     only: dict[int, set[str]] = {}
@@ -176,7 +177,7 @@ def recheck(runs_file: Path, measures: tuple[str, ...], releases: tuple[str, ...
               flush=True)
 
     now = study(dataset, int(n), 0, kinds, seed=int(seed), measures=study_measures, progress=progress, only=only)
-    now = now[(now["attack"] == "(risk verdict)") & now["risk"].isin(risks)].assign(seed=seed)
+    now = now[(now["attack"] == RISK_VERDICT) & now["risk"].isin(risks)].assign(seed=seed)
     merged = fired[RECHECK_KEYS + ["verdict", "material"]].merge(
         now[RECHECK_KEYS + ["verdict", "material"]], on=RECHECK_KEYS, suffixes=("_before", ""), how="left")
     merged.to_csv(target, index=False)
@@ -194,28 +195,27 @@ def _with_rechecks(frames, out: Path, dataset: str):
     re-check whose verdict no longer fires means the code no longer reproduces the study: refused."""
     import pandas as pd
 
-    seen = set()
-    for path in sorted(out.glob(f"recheck_calibration_runs_{dataset}_*.csv")):
-        checked = pd.read_csv(path)
-        keys = set(map(tuple, checked[RECHECK_KEYS].to_numpy().tolist()))
-        if keys & seen:  # two re-checks of one verdict: which one counts would be arbitrary
-            raise SystemExit(f"{path}: re-checks verdicts another re-check file in {out} holds; remove one")
-        seen |= keys
-        lost = checked[checked["verdict"] != checked["verdict_before"]]
-        if len(lost):
-            raise SystemExit(f"{path}: {len(lost)} verdicts no longer fire with the current code, e.g. "
-                             f"{lost.iloc[0][RECHECK_KEYS].to_dict()}; the study must be run again")
-        material = checked.set_index(RECHECK_KEYS)["material"]
-        updated = []
-        for runs in frames:
-            keys = pd.MultiIndex.from_frame(runs[RECHECK_KEYS])
-            rows = (runs["attack"] == "(risk verdict)").to_numpy() & keys.isin(material.index)
-            runs = runs.copy()
-            runs.loc[rows, "material"] = material.reindex(keys[rows]).to_numpy()
-            updated.append(runs)
-        frames = updated
-        print(f"at-risk calls of {path.name} applied", file=sys.stderr)
-    return frames
+    paths = sorted(out.glob(f"recheck_calibration_runs_{dataset}_*.csv"))
+    if not paths:
+        return frames
+    checked = pd.concat([pd.read_csv(path).assign(file=path.name) for path in paths], ignore_index=True)
+    twice = checked[checked.duplicated(RECHECK_KEYS, keep=False)]
+    if len(twice):  # two re-checks of one verdict: which one counts would be arbitrary
+        raise SystemExit(f"{out}: {', '.join(sorted(set(twice['file'])))} re-check the same verdicts; remove one")
+    lost = checked[checked["verdict"] != checked["verdict_before"]]
+    if len(lost):
+        raise SystemExit(f"{out / lost['file'].iloc[0]}: {len(lost)} verdicts no longer fire with the current code, "
+                         f"e.g. {lost.iloc[0][RECHECK_KEYS].to_dict()}; the study must be run again")
+    material = checked.set_index(RECHECK_KEYS)["material"]
+    updated = []
+    for runs in frames:
+        keys = pd.MultiIndex.from_frame(runs[RECHECK_KEYS])
+        rows = (runs["attack"] == RISK_VERDICT).to_numpy() & keys.isin(material.index)
+        runs = runs.copy()
+        runs.loc[rows, "material"] = material.reindex(keys[rows]).to_numpy()
+        updated.append(runs)
+    print(f"at-risk calls of {', '.join(path.name for path in paths)} applied", file=sys.stderr)
+    return updated
 
 
 def publish(table) -> None:

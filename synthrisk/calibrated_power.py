@@ -36,9 +36,9 @@ def publish_table(table: pd.DataFrame, commit: str) -> pd.DataFrame:
     """The published form of `synthrisk.calibration.rates` output: per dataset x n x risk x copy
     share, the risk verdict's power; beside it the verdict's highest false-positive rate over the
     null releases (and the upper end of its interval)."""
-    from .calibration import NULLS
+    from .calibration import NULLS, RISK_VERDICT
 
-    verdicts = table[table["attack"] == "(risk verdict)"]
+    verdicts = table[table["attack"] == RISK_VERDICT]
     nulls = verdicts[verdicts["release"].isin(NULLS)]
     worst = (nulls.sort_values("rate").groupby(["dataset", "n", "risk"]).tail(1)
              .set_index(["dataset", "n", "risk"])[["rate", "rate_high", "splits"]])

@@ -37,6 +37,8 @@ from .release_audit.checks import RecordCheckError
 
 ROOT = Path(__file__).resolve().parents[1]
 NULLS = ("population", "cart", "holdout")
+#: the `attack` of a row holding a risk's verdict (the other rows hold one attack's decision)
+RISK_VERDICT = "(risk verdict)"
 #: the release of a split the audit's record checks refused (no verdict; not counted by `rates`)
 REFUSED = "(refused by the record checks)"
 COPY_SHARES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
@@ -200,7 +202,7 @@ def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, po
                     continue
                 risks, attacks, checked = audit_frames(members, holdout, synthetic, schema, policy, measures,
                                                        checked)
-                found += [{**key, "release": kind, "risk": r.risk, "attack": "(risk verdict)",
+                found += [{**key, "release": kind, "risk": r.risk, "attack": RISK_VERDICT,
                            "verdict": int(r.level != LEVELS["no_evidence"]), "material": int(r.level == LEVELS["at_risk"])}
                           for r in risks.itertuples()]
                 found += [{**key, "release": kind, "risk": a.risk, "attack": f"{a.measure}: {a.attack}",
@@ -240,7 +242,7 @@ def rates(results: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
 def smallest_detected(table: pd.DataFrame, power: float = 0.8) -> pd.DataFrame:
     """Per dataset x n x risk: the smallest member-copy share whose risk verdict fires in at least
     `power` of the splits (NaN when none does)."""
-    verdicts = table[(table["attack"] == "(risk verdict)") & table["release"].str.startswith("copies_")]
+    verdicts = table[(table["attack"] == RISK_VERDICT) & table["release"].str.startswith("copies_")]
     verdicts = verdicts.assign(share=verdicts["release"].str.split("_").str[1].astype(float))
     rows = []
     for key, group in verdicts.groupby(["dataset", "n", "risk"]):
