@@ -6,8 +6,9 @@ as a steward audits one (`synthrisk.calibration`).
 
 Nulls (a release that never saw the members): fresh population records, `cart` fitted on other
 records, the holdout itself. Positive controls: population records with a share of member copies,
-and the `leaky` generator. Writes `calibration_runs_<dataset>_<n>[_seed<k>].csv` (one row per split x
-release x verdict; `--summarise` pools every such file of the dataset),
+and the `leaky` generator. Writes `calibration_runs_<dataset>_<n>[_seed<k>].csv.gz` (one row per split x
+release x verdict; `--summarise` pools every such file of the dataset, and the counts of
+`recorded_calibration_<dataset>.csv`, earlier studies whose runs files were not kept),
 `calibration.csv` (rates with Clopper-Pearson intervals) and `calibration_power.csv` (the smallest
 member-copy share detected with 80% power), and prints the risk verdicts' table.
 """
@@ -51,14 +52,21 @@ def main(argv=None) -> int:
     if args.summarise:
         import pandas as pd
 
-        frames = [_read_runs(path) for path in sorted(out.glob(f"calibration_runs_{args.dataset}_*.csv"))]
+        frames = [_read_runs(path) for path in _runs_files(out, args.dataset)]
         frames = _with_rechecks(frames, out, args.dataset)
-    runs_files = {n: out / f"calibration_runs_{args.dataset}_{n}{f'_seed{args.seed}' if args.seed else ''}.csv"
+    recorded = _recorded(out, args.dataset)
+    runs_files = {n: out / f"calibration_runs_{args.dataset}_{n}{f'_seed{args.seed}' if args.seed else ''}.csv.gz"
                   for n in ([] if args.summarise else args.n)}
-    for runs_file in runs_files.values():
-        if runs_file.exists():  # an earlier study's splits, hours of work: refused before any work
-            raise SystemExit(f"{runs_file}: already holds the splits of this dataset, n and seed; pool more "
-                             f"splits with another --seed, tabulate them with --summarise, or move the file away")
+    for n, runs_file in runs_files.items():
+        for existing in (runs_file, runs_file.with_suffix("")):
+            if existing.exists():  # an earlier study's splits, hours of work: refused before any work
+                raise SystemExit(f"{existing}: already holds the splits of this dataset, n and seed; pool more "
+                                 f"splits with another --seed, tabulate them with --summarise, or move the file "
+                                 f"away")
+        _refuse_recorded_seed(recorded, n, args.seed, f"--seed {args.seed}")
+    for runs in frames:
+        for n, seed in set(zip(runs["n"], runs["seed"])):
+            _refuse_recorded_seed(recorded, n, seed, "a runs file")
     # Another --seed draws other splits: its rows go to a file of their own, and --summarise pools
     # every file of the dataset (more splits for a cell whose interval is too wide).
     for n, runs_file in runs_files.items():
@@ -75,7 +83,10 @@ def main(argv=None) -> int:
         frames.append(runs)
     import pandas as pd
 
-    runs = pd.concat(frames, ignore_index=True)
+    if not frames and recorded is None:
+        raise SystemExit(f"{out}: no calibration_runs_{args.dataset}_*.csv(.gz) and no recorded counts to tabulate")
+    columns = ["dataset", "n", "seed", "split", "release", "risk", "attack", "verdict", "material"]
+    runs = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     keys = ["dataset", "n", "seed", "split", "release", "risk", "attack"]
     if runs.duplicated(keys).any():  # the same splits in two files would be counted twice
         raise SystemExit(f"{out}: some splits are in more than one runs file (same {keys}); remove the copies")
@@ -83,7 +94,7 @@ def main(argv=None) -> int:
     if len(refused):  # the audit refused these splits' files: no verdict, not counted
         print(f"{len(refused)} split(s) refused by the audit's record checks, not counted: "
               f"{refused['attack'].iloc[0][:200]}", file=sys.stderr)
-    table = rates(runs)
+    table = rates(runs, recorded=recorded)
     table.to_csv(out / f"calibration_{args.dataset}.csv", index=False)
     smallest_detected(table).to_csv(out / f"calibration_power_{args.dataset}.csv", index=False)
     if args.publish:
@@ -127,16 +138,59 @@ def markdown(verdicts) -> str:
     return "\n".join(lines)
 
 
+def _runs_files(out: Path, dataset: str) -> list[Path]:
+    """The dataset's runs files in `out` (written gzipped; a plain .csv is read too)."""
+    return sorted([*out.glob(f"calibration_runs_{dataset}_*.csv"), *out.glob(f"calibration_runs_{dataset}_*.csv.gz")])
+
+
+def _base(path: Path) -> str:
+    """A runs file's name without .csv or .csv.gz."""
+    return path.name.removesuffix(".gz").removesuffix(".csv")
+
+
 def _read_runs(path):
     """One runs file; a file without a seed column is seed 0's (written before the column existed)."""
     import pandas as pd
 
     runs = pd.read_csv(path)
     if "seed" not in runs.columns:
-        if "_seed" in path.stem:
+        if "_seed" in path.name:
             raise SystemExit(f"{path}: no seed column in a file named for a seed")
         runs["seed"] = 0
     return runs
+
+
+RECORDED_COLUMNS = ["dataset", "n", "release", "risk", "splits", "fired", "at_risk", "seeds", "source"]
+
+
+def _recorded(out: Path, dataset: str):
+    """`recorded_calibration_<dataset>.csv` in `out`: per cell, the risk verdict's counts of earlier
+    studies whose runs files were not kept, with the seeds those studies drew their splits from (a
+    study with one of them would count the same splits twice), or None."""
+    import pandas as pd
+
+    path = out / f"recorded_calibration_{dataset}.csv"
+    if not path.exists():
+        return None
+    recorded = pd.read_csv(path)
+    missing = [c for c in RECORDED_COLUMNS if c not in recorded.columns]
+    if missing:
+        raise SystemExit(f"{path}: no column {', '.join(missing)}")
+    if set(recorded["dataset"]) != {dataset}:
+        raise SystemExit(f"{path}: rows of another dataset than {dataset}")
+    if recorded.duplicated(["n", "release", "risk"]).any():
+        raise SystemExit(f"{path}: a cell (n, release, risk) recorded twice")
+    print(f"pooled with the recorded counts of {path}", file=sys.stderr)
+    return recorded
+
+
+def _refuse_recorded_seed(recorded, n, seed, what: str) -> None:
+    if recorded is None:
+        return
+    used = {int(s) for seeds in recorded.loc[recorded["n"] == n, "seeds"] for s in str(seeds).split()}
+    if int(seed) in used:
+        raise SystemExit(f"{what}: seed {seed} at n = {n} drew splits that recorded_calibration_*.csv already "
+                         f"counts (seeds {sorted(used)}); use another --seed")
 
 
 RECHECK_KEYS = ["dataset", "n", "seed", "split", "release", "risk"]
@@ -158,7 +212,7 @@ def recheck(runs_file: Path, measures: tuple[str, ...], releases: tuple[str, ...
     kinds = list(dict.fromkeys(verdicts["release"]))
     # a re-check of some of the study's releases is named for them (another may re-check the rest)
     part = "" if set(kinds) <= set(releases) else "_" + "+".join(k for k in kinds if k in releases)
-    target = runs_file.parent / f"recheck_{runs_file.stem}{part}.csv"
+    target = runs_file.parent / f"recheck_{_base(runs_file)}{part}.csv"
     if target.exists():
         raise SystemExit(f"{target}: already holds this re-check of {runs_file.name}; move it away to re-check again")
     registered = {name: m for name, (m, _) in audit_measures().items()}

@@ -219,24 +219,41 @@ def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, po
     return pd.DataFrame(rows)
 
 
-def rates(results: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+#: one cell of the calibration table
+CELL = ["dataset", "n", "release", "risk", "attack"]
+
+
+def rates(results: pd.DataFrame, confidence: float = 0.95, recorded: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per dataset x n x release x risk x attack: the share of splits with a verdict (a false-positive
     rate for a null, power for a positive control) and its Clopper-Pearson interval; the same for
-    "at risk" (material)."""
+    "at risk" (material).
+
+    `recorded`: counts of earlier studies whose per-split rows were not kept (columns dataset, n,
+    release, risk, splits, fired, at_risk; risk verdicts only), added to the same cells' counts."""
+    counted = _counts(results[results["release"] != REFUSED])
+    if recorded is not None and len(recorded):
+        earlier = recorded.assign(attack=RISK_VERDICT, at_risk_splits=recorded["splits"])[list(counted.columns)]
+        counted = (pd.concat([counted, earlier], ignore_index=True)
+                   .groupby(CELL, as_index=False, sort=True).sum())
     rows = []
-    results = results[results["release"] != REFUSED]
-    for key, group in results.groupby(["dataset", "n", "release", "risk", "attack"], sort=True):
-        k, m = int(group["verdict"].sum()), len(group)
+    for cell in counted.itertuples(index=False):
+        k, m, km, mm = int(cell.fired), int(cell.splits), int(cell.at_risk), int(cell.at_risk_splits)
         low, high = clopper_pearson(k, m, confidence)
-        material = group["material"].dropna()
-        km = int(material.sum())
-        mlow, mhigh = clopper_pearson(km, len(material), confidence) if len(material) else (np.nan, np.nan)
-        rows.append({**dict(zip(["dataset", "n", "release", "risk", "attack"], key)),
-                     "kind": "null" if key[2] in NULLS else "positive", "splits": m, "rate": k / m,
-                     "rate_low": low, "rate_high": high,
-                     "rate_at_risk": km / len(material) if len(material) else np.nan,
+        mlow, mhigh = clopper_pearson(km, mm, confidence) if mm else (np.nan, np.nan)
+        rows.append({**{c: getattr(cell, c) for c in CELL},
+                     "kind": "null" if cell.release in NULLS else "positive", "splits": m, "rate": k / m,
+                     "rate_low": low, "rate_high": high, "rate_at_risk": km / mm if mm else np.nan,
                      "rate_at_risk_low": mlow, "rate_at_risk_high": mhigh})
     return pd.DataFrame(rows)
+
+
+def _counts(results: pd.DataFrame) -> pd.DataFrame:
+    """Per cell: splits, splits whose verdict fired, and splits called at risk out of those with an
+    at-risk call (attack rows have none)."""
+    return (results.assign(splits=1, fired=results["verdict"].astype(int),
+                           at_risk=results["material"].fillna(0).astype(int),
+                           at_risk_splits=results["material"].notna().astype(int))
+            .groupby(CELL, as_index=False, sort=True)[["splits", "fired", "at_risk", "at_risk_splits"]].sum())
 
 
 def smallest_detected(table: pd.DataFrame, power: float = 0.8) -> pd.DataFrame:

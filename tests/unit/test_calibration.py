@@ -88,7 +88,7 @@ def test_a_recheck_reproduces_the_fired_verdicts_and_its_at_risk_calls_replace_t
     assert bench.main([*args, "--splits", "2", "--releases", "population", "copies_0.2",
                        "--measures", "singling_out"]) == 0
     honest = pd.read_csv(tmp_path / "calibration_simulation.csv")
-    runs_file = tmp_path / "calibration_runs_simulation_400_seed9.csv"
+    runs_file = tmp_path / "calibration_runs_simulation_400_seed9.csv.gz"
     runs = pd.read_csv(runs_file)
     fired = (runs["attack"] == "(risk verdict)") & (runs["verdict"] == 1) & (runs["release"] == "copies_0.2")
     assert fired.sum() == 2  # 20 % member copies are singled out at this size
@@ -105,3 +105,43 @@ def test_a_recheck_reproduces_the_fired_verdicts_and_its_at_risk_calls_replace_t
 
     assert bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)]) == 0
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "calibration_simulation.csv"), honest)
+
+
+def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(tmp_path):
+    """`recorded_calibration_<dataset>.csv` holds the risk verdicts' counts of studies whose runs files
+    were not kept: `--summarise` adds them to the same cells, and a study (or a runs file) drawn from
+    one of their seeds is refused, since it would count the same splits twice."""
+    import sys
+
+    import pandas as pd
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import verdict_calibration as bench
+
+    args = ["--dataset", "simulation", "--n", "400", "--out", str(tmp_path), "--releases", "population",
+            "--measures", "singling_out"]
+    assert bench.main([*args, "--splits", "2", "--seed", "8"]) == 0
+    alone = pd.read_csv(tmp_path / "calibration_simulation.csv").set_index(["release", "attack"])
+    verdict = alone.loc[("population", "(risk verdict)")]
+    fired = round(verdict["rate"] * 2)
+    pd.DataFrame([{"dataset": "simulation", "n": 400, "release": "population", "risk": "singling_out",
+                   "splits": 98, "fired": 3, "at_risk": 1, "seeds": "0 7", "source": "a test"}]).to_csv(
+        tmp_path / "recorded_calibration_simulation.csv", index=False)
+
+    assert bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)]) == 0
+    pooled = pd.read_csv(tmp_path / "calibration_simulation.csv").set_index(["release", "attack"])
+    verdict = pooled.loc[("population", "(risk verdict)")]
+    assert verdict["splits"] == 100 and verdict["rate"] == pytest.approx((fired + 3) / 100)
+    assert verdict["rate_at_risk"] == pytest.approx(0.01)
+    # the attacks' own rows have no recorded counts: they stay the runs files'
+    attacks = pooled.drop(index=("population", "(risk verdict)"), errors="ignore")
+    assert (attacks["splits"] == 2).all()
+
+    with pytest.raises(SystemExit, match="seed 7 at n = 400 drew splits"):
+        bench.main([*args, "--splits", "1", "--seed", "7"])
+    assert not list(tmp_path.glob("calibration_runs_simulation_400_seed7*"))
+    runs_file = tmp_path / "calibration_runs_simulation_400_seed8.csv.gz"
+    pd.read_csv(runs_file).assign(seed=7).to_csv(tmp_path / "calibration_runs_simulation_400_seed7.csv.gz", index=False)
+    runs_file.unlink()
+    with pytest.raises(SystemExit, match="a runs file: seed 7 at n = 400 drew splits"):
+        bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)])
