@@ -1,26 +1,38 @@
 """The verdicts' false-positive rate and power, measured (issue #26): simulated releases audited
 as a steward audits one (`synthrisk.calibration`).
 
-    PYTHONPATH=. .venv/bin/python benchmarks/verdict_calibration.py --dataset adult --n 1000 --splits 50 \
-        --out results/calibration
+    PYTHONPATH=. .venv/bin/python benchmarks/verdict_calibration.py --dataset adult --n 1000 --splits 50 --seed 7
 
 Nulls (a release that never saw the members): fresh population records, `cart` fitted on other
 records, the holdout itself. Positive controls: population records with a share of member copies,
 and the `leaky` generator. Writes `calibration_runs_<dataset>_<n>[_seed<k>].csv.gz` (one row per split x
 release x verdict; `--summarise` pools every such file of the dataset, and the counts of
 `recorded_calibration_<dataset>.csv`, earlier studies whose runs files were not kept),
-`calibration.csv` (rates with Clopper-Pearson intervals) and `calibration_power.csv` (the smallest
-member-copy share detected with 80% power), and prints the risk verdicts' table.
+`calibration_<dataset>.csv` (rates with Clopper-Pearson intervals), `calibration_<dataset>.md` (the
+docs' table) and `calibration_power_<dataset>.csv` (the smallest member-copy share detected with 80%
+power) into `--out` (benchmarks/calibration by default), and prints the risk verdicts' table.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 
-from synthrisk.calibration import COPY_SHARES, NULLS, REFUSED, RISK_MEASURES, RISK_VERDICT, rates, smallest_detected, study
+from synthrisk.calibration import (
+    COPY_SHARES,
+    NULLS,
+    REFUSED,
+    RISK_MEASURES,
+    RISK_VERDICT,
+    check_recorded,
+    rates,
+    recorded_seeds,
+    smallest_detected,
+    study,
+)
 
 
 def main(argv=None) -> int:
@@ -32,7 +44,8 @@ def main(argv=None) -> int:
                         default=[*NULLS, *(f"copies_{q:g}" for q in COPY_SHARES), "leaky"])
     parser.add_argument("--measures", nargs="+", default=list(RISK_MEASURES))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="results/calibration")
+    parser.add_argument("--out", default="benchmarks/calibration",
+                        help="where runs files and tables go (default: benchmarks/calibration, tracked: the runs\n                             are evidence and a later study pools with them)")
     parser.add_argument("--publish", action="store_true",
                         help="also write the risk verdicts' power and false-positive rates to "
                              "synthrisk/reference/calibration_power.csv, which the audit quotes")
@@ -74,12 +87,12 @@ def main(argv=None) -> int:
 
         def progress(done, total, so_far, n=n, start=start, runs_file=runs_file):
             # the splits so far, kept as they finish: a stopped study still has its rows
-            so_far.assign(seed=args.seed).to_csv(runs_file, index=False)
+            _write_runs(so_far.assign(seed=args.seed), runs_file)
             print(f"n={n}: {done}/{total} splits, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
 
         runs = study(args.dataset, n, args.splits, args.releases, seed=args.seed, measures=tuple(args.measures),
                      progress=progress).assign(seed=args.seed)
-        runs.to_csv(runs_file, index=False)
+        _write_runs(runs, runs_file)
         frames.append(runs)
     import pandas as pd
 
@@ -94,7 +107,11 @@ def main(argv=None) -> int:
     if len(refused):  # the audit refused these splits' files: no verdict, not counted
         print(f"{len(refused)} split(s) refused by the audit's record checks, not counted: "
               f"{refused['attack'].iloc[0][:200]}", file=sys.stderr)
-    table = rates(runs, recorded=recorded)
+    # a study tabulates its own splits; --summarise pools every runs file and the recorded counts
+    if args.summarise and recorded is not None:
+        print(f"pooled with the recorded counts of {out / f'recorded_calibration_{args.dataset}.csv'}",
+              file=sys.stderr)
+    table = rates(runs, recorded=recorded if args.summarise else None)
     table.to_csv(out / f"calibration_{args.dataset}.csv", index=False)
     smallest_detected(table).to_csv(out / f"calibration_power_{args.dataset}.csv", index=False)
     if args.publish:
@@ -113,6 +130,8 @@ RELEASE_NAMES = {"population": "fresh population records (null)", "cart": "`cart
 def markdown(verdicts) -> str:
     """The docs' table (docs/methods/verdicts.md): per n, release x risk, splits in which the verdict
     fired (with the Clopper-Pearson upper bound for a null) and splits called at risk."""
+    import pandas as pd
+
     from synthrisk.measures import RISKS
 
     lines = []
@@ -131,11 +150,21 @@ def markdown(verdicts) -> str:
                 row = match.iloc[0]
                 fired = f"{round(row['rate'] * row['splits'])} / {row['splits']}"
                 bound = f" (≤ {100 * row['rate_high']:.1f} %)" if release in NULLS else ""
-                cells.append(f"{fired}{bound}; at risk {round(row['rate_at_risk'] * row['splits'])}")
+                # no at-risk call of the current interval (recorded counts of an older one): –
+                at_risk = "–" if pd.isna(row["rate_at_risk"]) else round(row["rate_at_risk"] * row["splits"])
+                cells.append(f"{fired}{bound}; at risk {at_risk}")
             name = RELEASE_NAMES.get(release) or f"{100 * float(release.split('_')[1]):g} % member copies"
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _write_runs(runs, path: Path) -> None:
+    """A runs file, replaced whole: a study stopped while writing leaves the previous file readable
+    (a half-written gzip is not), and mtime 0 keeps a rewrite of the same rows byte for byte the same."""
+    partial = path.with_name(path.name + ".partial")
+    runs.to_csv(partial, index=False, compression={"method": "gzip", "mtime": 0})
+    os.replace(partial, path)
 
 
 def _runs_files(out: Path, dataset: str) -> list[Path]:
@@ -160,9 +189,6 @@ def _read_runs(path):
     return runs
 
 
-RECORDED_COLUMNS = ["dataset", "n", "release", "risk", "splits", "fired", "at_risk", "seeds", "source"]
-
-
 def _recorded(out: Path, dataset: str):
     """`recorded_calibration_<dataset>.csv` in `out`: per cell, the risk verdict's counts of earlier
     studies whose runs files were not kept, with the seeds those studies drew their splits from (a
@@ -172,25 +198,24 @@ def _recorded(out: Path, dataset: str):
     path = out / f"recorded_calibration_{dataset}.csv"
     if not path.exists():
         return None
-    recorded = pd.read_csv(path)
-    missing = [c for c in RECORDED_COLUMNS if c not in recorded.columns]
-    if missing:
-        raise SystemExit(f"{path}: no column {', '.join(missing)}")
+    recorded = pd.read_csv(path, dtype={"seeds": str})
+    try:
+        check_recorded(recorded)
+    except ValueError as error:
+        raise SystemExit(f"{path}: {error}") from None
     if set(recorded["dataset"]) != {dataset}:
         raise SystemExit(f"{path}: rows of another dataset than {dataset}")
-    if recorded.duplicated(["n", "release", "risk"]).any():
-        raise SystemExit(f"{path}: a cell (n, release, risk) recorded twice")
-    print(f"pooled with the recorded counts of {path}", file=sys.stderr)
     return recorded
 
 
 def _refuse_recorded_seed(recorded, n, seed, what: str) -> None:
     if recorded is None:
         return
-    used = {int(s) for seeds in recorded.loc[recorded["n"] == n, "seeds"] for s in str(seeds).split()}
+    used = recorded_seeds(recorded, n)
     if int(seed) in used:
         raise SystemExit(f"{what}: seed {seed} at n = {n} drew splits that recorded_calibration_*.csv already "
-                         f"counts (seeds {sorted(used)}); use another --seed")
+                         f"counts (seeds {sorted(used)}); use another --seed, or another --out to reproduce "
+                         f"that study")
 
 
 RECHECK_KEYS = ["dataset", "n", "seed", "split", "release", "risk"]

@@ -228,11 +228,15 @@ def rates(results: pd.DataFrame, confidence: float = 0.95, recorded: pd.DataFram
     rate for a null, power for a positive control) and its Clopper-Pearson interval; the same for
     "at risk" (material).
 
-    `recorded`: counts of earlier studies whose per-split rows were not kept (columns dataset, n,
-    release, risk, splits, fired, at_risk; risk verdicts only), added to the same cells' counts."""
+    `recorded`: counts of earlier studies whose per-split rows were not kept (`check_recorded`; risk
+    verdicts only), added to the same cells' counts. Their at-risk calls count only where the current
+    interval made them (`at_risk_interval` "current")."""
     counted = _counts(results[results["release"] != REFUSED])
     if recorded is not None and len(recorded):
-        earlier = recorded.assign(attack=RISK_VERDICT, at_risk_splits=recorded["splits"])[list(counted.columns)]
+        check_recorded(recorded)
+        current = recorded["at_risk_interval"] == "current"
+        earlier = recorded.assign(attack=RISK_VERDICT, at_risk=recorded["at_risk"].where(current, 0),
+                                  at_risk_splits=recorded["splits"].where(current, 0))[list(counted.columns)]
         counted = (pd.concat([counted, earlier], ignore_index=True)
                    .groupby(CELL, as_index=False, sort=True).sum())
     rows = []
@@ -245,6 +249,44 @@ def rates(results: pd.DataFrame, confidence: float = 0.95, recorded: pd.DataFram
                      "rate_low": low, "rate_high": high, "rate_at_risk": km / mm if mm else np.nan,
                      "rate_at_risk_low": mlow, "rate_at_risk_high": mhigh})
     return pd.DataFrame(rows)
+
+
+#: columns of recorded counts (`rates`): per cell, splits, splits whose risk verdict fired and splits
+#: called at risk, which interval made the at-risk calls, and the seeds the splits were drawn from
+RECORDED_COLUMNS = ["dataset", "n", "release", "risk", "splits", "fired", "at_risk", "at_risk_interval", "seeds",
+                    "source"]
+AT_RISK_INTERVALS = ("current", "first-order")
+
+
+def check_recorded(recorded: pd.DataFrame) -> None:
+    """Recorded counts as `rates` needs them, or a ValueError naming the column and the cell."""
+    missing = [c for c in RECORDED_COLUMNS if c not in recorded.columns]
+    if missing:
+        raise ValueError(f"no column {', '.join(missing)}")
+    for column in ("n", "splits", "fired", "at_risk"):
+        values = pd.to_numeric(recorded[column], errors="coerce")
+        bad = values.isna() | (values != values.round()) | (values < 0)
+        if bad.any():
+            raise ValueError(f"column {column}: {recorded.loc[bad, column].iloc[0]!r} is not a count "
+                             f"(row {int(bad.to_numpy().argmax()) + 1})")
+    bad = ~((recorded["at_risk"] <= recorded["fired"]) & (recorded["fired"] <= recorded["splits"]))
+    if bad.any():
+        raise ValueError(f"row {int(bad.to_numpy().argmax()) + 1}: at_risk <= fired <= splits does not hold")
+    bad = ~recorded["at_risk_interval"].isin(AT_RISK_INTERVALS)
+    if bad.any():
+        raise ValueError(f"column at_risk_interval: {recorded.loc[bad, 'at_risk_interval'].iloc[0]!r} is not one "
+                         f"of {AT_RISK_INTERVALS}")
+    seeds = recorded["seeds"].astype(str).str.fullmatch(r"\d+( \d+)*")
+    if not seeds.all():
+        raise ValueError(f"column seeds: {recorded.loc[~seeds, 'seeds'].iloc[0]!r} is not a list of seeds "
+                         f"separated by spaces")
+    if recorded.duplicated(["dataset", "n", "release", "risk"]).any():
+        raise ValueError("a cell (dataset, n, release, risk) is recorded twice")
+
+
+def recorded_seeds(recorded: pd.DataFrame, n: int) -> set[int]:
+    """The seeds the recorded studies at n drew their splits from."""
+    return {int(s) for seeds in recorded.loc[recorded["n"] == n, "seeds"].astype(str) for s in seeds.split()}
 
 
 def _counts(results: pd.DataFrame) -> pd.DataFrame:

@@ -109,8 +109,9 @@ def test_a_recheck_reproduces_the_fired_verdicts_and_its_at_risk_calls_replace_t
 
 def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(tmp_path):
     """`recorded_calibration_<dataset>.csv` holds the risk verdicts' counts of studies whose runs files
-    were not kept: `--summarise` adds them to the same cells, and a study (or a runs file) drawn from
-    one of their seeds is refused, since it would count the same splits twice."""
+    were not kept: `--summarise` adds them to the same cells (at-risk calls only where the current
+    interval made them), a study tabulates its own splits, and a study (or a runs file) drawn from one
+    of their seeds is refused, since it would count the same splits twice."""
     import sys
 
     import pandas as pd
@@ -123,19 +124,31 @@ def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(t
     assert bench.main([*args, "--splits", "2", "--seed", "8"]) == 0
     alone = pd.read_csv(tmp_path / "calibration_simulation.csv").set_index(["release", "attack"])
     verdict = alone.loc[("population", "(risk verdict)")]
-    fired = round(verdict["rate"] * 2)
-    pd.DataFrame([{"dataset": "simulation", "n": 400, "release": "population", "risk": "singling_out",
-                   "splits": 98, "fired": 3, "at_risk": 1, "seeds": "0 7", "source": "a test"}]).to_csv(
-        tmp_path / "recorded_calibration_simulation.csv", index=False)
+    fired, at_risk = round(verdict["rate"] * 2), round(verdict["rate_at_risk"] * 2)
+    recorded = pd.DataFrame([
+        {"dataset": "simulation", "n": 400, "release": "population", "risk": "singling_out", "splits": 98,
+         "fired": 3, "at_risk": 1, "at_risk_interval": "current", "seeds": "0 7", "source": "a test"},
+        {"dataset": "simulation", "n": 400, "release": "copies_0.2", "risk": "singling_out", "splits": 50,
+         "fired": 40, "at_risk": 9, "at_risk_interval": "first-order", "seeds": "0 7", "source": "a test"}])
+    recorded.to_csv(tmp_path / "recorded_calibration_simulation.csv", index=False)
 
     assert bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)]) == 0
     pooled = pd.read_csv(tmp_path / "calibration_simulation.csv").set_index(["release", "attack"])
     verdict = pooled.loc[("population", "(risk verdict)")]
     assert verdict["splits"] == 100 and verdict["rate"] == pytest.approx((fired + 3) / 100)
-    assert verdict["rate_at_risk"] == pytest.approx(0.01)
+    assert verdict["rate_at_risk"] == pytest.approx((at_risk + 1) / 100)
+    # an older interval's at-risk calls are not the current code's: no at-risk rate, "–" in the table
+    copies = pooled.loc[("copies_0.2", "(risk verdict)")]
+    assert copies["splits"] == 50 and copies["rate"] == pytest.approx(0.8) and pd.isna(copies["rate_at_risk"])
+    assert "| 20 % member copies | 40 / 50; at risk – |" in (tmp_path / "calibration_simulation.md").read_text()
     # the attacks' own rows have no recorded counts: they stay the runs files'
-    attacks = pooled.drop(index=("population", "(risk verdict)"), errors="ignore")
-    assert (attacks["splits"] == 2).all()
+    attacks = pooled[pooled.index.get_level_values("attack") != "(risk verdict)"]
+    assert len(attacks) and (attacks["splits"] == 2).all()
+
+    # a study tabulates its own splits (--summarise pools)
+    assert bench.main([*args, "--splits", "1", "--seed", "9"]) == 0
+    assert (pd.read_csv(tmp_path / "calibration_simulation.csv")["splits"] == 1).all()
+    (tmp_path / "calibration_runs_simulation_400_seed9.csv.gz").unlink()
 
     with pytest.raises(SystemExit, match="seed 7 at n = 400 drew splits"):
         bench.main([*args, "--splits", "1", "--seed", "7"])
@@ -144,4 +157,8 @@ def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(t
     pd.read_csv(runs_file).assign(seed=7).to_csv(tmp_path / "calibration_runs_simulation_400_seed7.csv.gz", index=False)
     runs_file.unlink()
     with pytest.raises(SystemExit, match="a runs file: seed 7 at n = 400 drew splits"):
+        bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)])
+
+    recorded.assign(at_risk=[1, 41]).to_csv(tmp_path / "recorded_calibration_simulation.csv", index=False)
+    with pytest.raises(SystemExit, match="recorded_calibration_simulation.csv: row 2: at_risk <= fired <= splits"):
         bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)])
