@@ -13,7 +13,7 @@ p-value is at most uniform: the table gives, per threshold t, the count of p <= 
     PYTHONPATH=. .venv/bin/python benchmarks/inference_test_tail.py --n 1000 --reps 4000 --secrets y_cat
     PYTHONPATH=. .venv/bin/python benchmarks/inference_test_tail.py --n 10000 --reps 3000 --secrets y_cat
 
-Measured (2026-12-05, `y_cat`, where the study's two *at risk* nulls of stop 37 arose; count of
+Measured (2026-12-05, `y_cat`, the attribute of the two *at risk* simulator nulls of `--seed 7` and `--seed 8`; count of
 p <= t, expected t x tests in brackets):
 
 | n | tests | p <= 0.05 | p <= 0.01 | p <= 1e-3 | p <= 1e-4 | smallest p |
