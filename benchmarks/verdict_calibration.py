@@ -10,7 +10,9 @@ release x verdict; `--summarise` pools every such file of the dataset, and the c
 `recorded_calibration_<dataset>.csv`, earlier studies whose runs files were not kept),
 `calibration_<dataset>.csv` (rates with Clopper-Pearson intervals), `calibration_<dataset>.md` (the
 docs' table) and `calibration_power_<dataset>.csv` (the smallest member-copy share detected with 80%
-power) into `--out` (benchmarks/calibration by default), and prints the risk verdicts' table.
+power) into `--out` (benchmarks/calibration by default), and prints the risk verdicts' table. A study
+(without --summarise) tabulates its own splits, in the same files named for it
+(`calibration_<dataset>_<n>[_seed<k>].csv`, ...).
 """
 
 from __future__ import annotations
@@ -112,14 +114,17 @@ def main(argv=None) -> int:
         print(f"pooled with the recorded counts of {out / f'recorded_calibration_{args.dataset}.csv'}",
               file=sys.stderr)
     table = rates(runs, recorded=recorded if args.summarise else None)
-    table.to_csv(out / f"calibration_{args.dataset}.csv", index=False)
-    smallest_detected(table).to_csv(out / f"calibration_power_{args.dataset}.csv", index=False)
+    # The pooled tables are --summarise's; a study's own are named for it, so that a study run in the
+    # folder of the pooled tables (the default --out) does not replace them with its splits alone.
+    suffix = "" if args.summarise else "_" + "+".join(map(str, args.n)) + (f"_seed{args.seed}" if args.seed else "")
+    table.to_csv(out / f"calibration_{args.dataset}{suffix}.csv", index=False)
+    smallest_detected(table).to_csv(out / f"calibration_power_{args.dataset}{suffix}.csv", index=False)
     if args.publish:
         publish(table)
     verdicts = table[table["attack"] == RISK_VERDICT]
     print(verdicts[["n", "release", "risk", "splits", "rate", "rate_low", "rate_high", "rate_at_risk"]]
           .to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    (out / f"calibration_{args.dataset}.md").write_text(markdown(verdicts))
+    (out / f"calibration_{args.dataset}{suffix}.md").write_text(markdown(verdicts))
     return 0
 
 

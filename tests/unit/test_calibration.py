@@ -87,7 +87,7 @@ def test_a_recheck_reproduces_the_fired_verdicts_and_its_at_risk_calls_replace_t
     args = ["--dataset", "simulation", "--n", "400", "--seed", "9", "--out", str(tmp_path)]
     assert bench.main([*args, "--splits", "2", "--releases", "population", "copies_0.2",
                        "--measures", "singling_out"]) == 0
-    honest = pd.read_csv(tmp_path / "calibration_simulation.csv")
+    honest = pd.read_csv(tmp_path / "calibration_simulation_400_seed9.csv")
     runs_file = tmp_path / "calibration_runs_simulation_400_seed9.csv.gz"
     runs = pd.read_csv(runs_file)
     fired = (runs["attack"] == "(risk verdict)") & (runs["verdict"] == 1) & (runs["release"] == "copies_0.2")
@@ -122,7 +122,7 @@ def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(t
     args = ["--dataset", "simulation", "--n", "400", "--out", str(tmp_path), "--releases", "population",
             "--measures", "singling_out"]
     assert bench.main([*args, "--splits", "2", "--seed", "8"]) == 0
-    alone = pd.read_csv(tmp_path / "calibration_simulation.csv").set_index(["release", "attack"])
+    alone = pd.read_csv(tmp_path / "calibration_simulation_400_seed8.csv").set_index(["release", "attack"])
     verdict = alone.loc[("population", "(risk verdict)")]
     fired, at_risk = round(verdict["rate"] * 2), round(verdict["rate_at_risk"] * 2)
     recorded = pd.DataFrame([
@@ -145,9 +145,11 @@ def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(t
     attacks = pooled[pooled.index.get_level_values("attack") != "(risk verdict)"]
     assert len(attacks) and (attacks["splits"] == 2).all()
 
-    # a study tabulates its own splits (--summarise pools)
+    # a study tabulates its own splits, in files named for it: the pooled tables stay --summarise's
     assert bench.main([*args, "--splits", "1", "--seed", "9"]) == 0
-    assert (pd.read_csv(tmp_path / "calibration_simulation.csv")["splits"] == 1).all()
+    assert (pd.read_csv(tmp_path / "calibration_simulation_400_seed9.csv")["splits"] == 1).all()
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "calibration_simulation.csv").set_index(["release", "attack"]),
+                                  pooled)
     (tmp_path / "calibration_runs_simulation_400_seed9.csv.gz").unlink()
 
     with pytest.raises(SystemExit, match="seed 7 at n = 400 drew splits"):
