@@ -47,7 +47,8 @@ def main(argv=None) -> int:
     parser.add_argument("--measures", nargs="+", default=list(RISK_MEASURES))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="benchmarks/calibration",
-                        help="where runs files and tables go (default: benchmarks/calibration, tracked: the runs\n                             are evidence and a later study pools with them)")
+                        help="where runs files and tables go (default: benchmarks/calibration, tracked: the runs "
+                             "are evidence and a later study pools with them)")
     parser.add_argument("--publish", action="store_true",
                         help="also write the risk verdicts' power and false-positive rates to "
                              "synthrisk/reference/calibration_power.csv, which the audit quotes")
@@ -100,9 +101,8 @@ def main(argv=None) -> int:
 
     if not frames and recorded is None:
         raise SystemExit(f"{out}: no calibration_runs_{args.dataset}_*.csv(.gz) and no recorded counts to tabulate")
-    columns = ["dataset", "n", "seed", "split", "release", "risk", "attack", "verdict", "material"]
-    runs = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     keys = ["dataset", "n", "seed", "split", "release", "risk", "attack"]
+    runs = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*keys, "verdict", "material"])
     if runs.duplicated(keys).any():  # the same splits in two files would be counted twice
         raise SystemExit(f"{out}: some splits are in more than one runs file (same {keys}); remove the copies")
     refused = runs[runs["release"] == REFUSED]
@@ -111,8 +111,7 @@ def main(argv=None) -> int:
               f"{refused['attack'].iloc[0][:200]}", file=sys.stderr)
     # a study tabulates its own splits; --summarise pools every runs file and the recorded counts
     if args.summarise and recorded is not None:
-        print(f"pooled with the recorded counts of {out / f'recorded_calibration_{args.dataset}.csv'}",
-              file=sys.stderr)
+        print(f"pooled with the recorded counts of {_recorded_path(out, args.dataset)}", file=sys.stderr)
     table = rates(runs, recorded=recorded if args.summarise else None)
     # The pooled tables are --summarise's; a study's own are named for it, so that a study run in the
     # folder of the pooled tables (the default --out) does not replace them with its splits alone.
@@ -194,13 +193,17 @@ def _read_runs(path):
     return runs
 
 
+def _recorded_path(out: Path, dataset: str) -> Path:
+    return out / f"recorded_calibration_{dataset}.csv"
+
+
 def _recorded(out: Path, dataset: str):
     """`recorded_calibration_<dataset>.csv` in `out`: per cell, the risk verdict's counts of earlier
     studies whose runs files were not kept, with the seeds those studies drew their splits from (a
     study with one of them would count the same splits twice), or None."""
     import pandas as pd
 
-    path = out / f"recorded_calibration_{dataset}.csv"
+    path = _recorded_path(out, dataset)
     if not path.exists():
         return None
     recorded = pd.read_csv(path, dtype={"seeds": str})
