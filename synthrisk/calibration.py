@@ -37,6 +37,8 @@ from .release_audit.checks import RecordCheckError
 
 ROOT = Path(__file__).resolve().parents[1]
 NULLS = ("population", "cart", "holdout")
+#: `rates`' kind of release. Not "null": pandas reads that word back as a missing value.
+NULL_KIND, POSITIVE_KIND = "null release", "positive control"
 #: the `attack` of a row holding a risk's verdict (the other rows hold one attack's decision)
 RISK_VERDICT = "(risk verdict)"
 #: the release of a split the audit's record checks refused (no verdict; not counted by `rates`)
@@ -245,7 +247,7 @@ def rates(results: pd.DataFrame, confidence: float = 0.95, recorded: pd.DataFram
         low, high = clopper_pearson(k, m, confidence)
         mlow, mhigh = clopper_pearson(km, mm, confidence) if mm else (np.nan, np.nan)
         rows.append({**{c: getattr(cell, c) for c in CELL},
-                     "kind": "null" if cell.release in NULLS else "positive", "splits": m, "rate": k / m,
+                     "kind": NULL_KIND if cell.release in NULLS else POSITIVE_KIND, "splits": m, "rate": k / m,
                      "rate_low": low, "rate_high": high, "rate_at_risk": km / mm if mm else np.nan,
                      "rate_at_risk_low": mlow, "rate_at_risk_high": mhigh})
     return pd.DataFrame(rows)

@@ -72,6 +72,20 @@ def test_a_refused_split_counts_neither_as_a_false_positive_nor_as_a_miss():
     assert table.iloc[0][["splits", "rate"]].tolist() == [2, 0.5]
 
 
+def test_the_rates_table_reads_back_with_every_release_kind(tmp_path):
+    """`kind` survives a CSV round trip through pandas (whose default reads "null" as missing)."""
+    import pandas as pd
+
+    from synthrisk.calibration import NULL_KIND, POSITIVE_KIND
+
+    row = {"dataset": "adult", "n": 1000, "risk": "membership", "attack": "(risk verdict)", "material": 0,
+           "split": 0, "verdict": 0}
+    runs = pd.DataFrame([{**row, "release": "population"}, {**row, "release": "copies_0.05"}])
+    rates(runs).to_csv(tmp_path / "rates.csv", index=False)
+    back = pd.read_csv(tmp_path / "rates.csv").set_index("release")["kind"]
+    assert back.to_dict() == {"population": NULL_KIND, "copies_0.05": POSITIVE_KIND}
+
+
 def test_a_recheck_reproduces_the_fired_verdicts_and_its_at_risk_calls_replace_the_old_ones(tmp_path):
     """`--recheck` re-audits only the fired verdicts of an earlier runs file (of the releases asked
     for), drawing its splits as the study drew them; `--summarise` then takes the at-risk calls from
