@@ -56,7 +56,8 @@ class Policy:
     def statement(self) -> str:
         shown = ", ".join(f"{RISKS.get(r, r)} {v:g}" for r, v in self.thresholds.items())
         return (f"family-wise level {self.alpha:g} per risk (Holm over its attacks; intervals simultaneous over them); "
-                f"policy thresholds on the share of records exposed beyond chance: {shown} ({self.source})")
+                f"policy thresholds on the share of records exposed beyond chance: {shown} ({self.source}); "
+                f"detectable effects stated at {self.power:.0%} power")
 
 
 def policy_from_mapping(raw: dict | None, what: str = "policy") -> Policy:

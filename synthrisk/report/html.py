@@ -135,6 +135,14 @@ def _recorded_provenance(provenance_json, workflow_dir, version: str) -> dict:
             "version": recorded["synthrisk_version"], "config_sha256": recorded["config_sha256"]}
 
 
+def policy_statement(config: dict) -> str:
+    """The policy the run's verdicts were read against, as the report states it: the config's
+    `policy:` (the defaults where it has none)."""
+    from ..measures.policy import policy_from_mapping
+
+    return policy_from_mapping(config.get("policy"), what="config: policy").statement()
+
+
 def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: dict, workflow_dir,
                  benchmarks_dir, provenance_json=None) -> Path:
     """`provenance_json` (the run's results/provenance.json) gives the commit, synthrisk version and
@@ -153,6 +161,7 @@ def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: 
     first = [s for s in sections if s["title"] == FIRST_SCREEN]
     page = env.get_template("report.html.j2").render(
         verdicts=verdict_matrix_html(pd.read_csv(tables["risk"])) if "risk" in tables else None,
+        policy=policy_statement(config),
         level_css=LEVEL_CSS,
         risk_utility=first[0] if first else None,
         summaries=summary_tables(summary, measures),

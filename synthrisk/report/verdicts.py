@@ -28,6 +28,7 @@ table.verdicts th { background: #f0f3f6; }
 table.verdicts td.cell { border-left-width: 5px; }
 table.verdicts .level { font-weight: bold; display: block; }
 table.verdicts .attack { font-size: 0.85em; color: #333; }
+table.verdicts .policy { font-size: 0.8em; color: #555; display: block; }
 """
 
 
@@ -48,7 +49,22 @@ def _cell(row: pd.Series | None) -> str:
                   f'{_number(row.get("reference"))} [{_number(row.get("ci_low"))}, {_number(row.get("ci_high"))}]</span>')
     level = str(row["level"])
     return (f'<td class="cell {level_class(level)}" title="{html.escape(str(row.get("verdict", "")))}">'
-            f'<span class="level">{html.escape(level)}</span>{attack}</td>')
+            f'<span class="level">{html.escape(level)}</span>{attack}{_policy_line(row, level)}</td>')
+
+
+def _policy_line(row: pd.Series, level: str) -> str:
+    """The policy the cell was judged by, shown in the cell rather than only in its hover text: the
+    threshold and family-wise level, and for "no evidence" the effect the run could have detected
+    at the policy's power. Empty for rows that do not carry them (the audit page states them in
+    each risk's own block)."""
+    if pd.isna(row.get("threshold", float("nan"))) or pd.isna(row.get("alpha", float("nan"))):
+        return ""
+    text = f"threshold {float(row['threshold']):g}; Holm at {float(row['alpha']):g}"
+    detectable = row.get("detectable_effect", float("nan"))
+    if level == LEVELS["no_evidence"] and not pd.isna(detectable):
+        text += f"; would detect an effect of {float(detectable):.3f} at the policy's power"
+    return f'<span class="policy">{html.escape(text)}</span>'
+
 
 
 def verdict_matrix_html(risk: pd.DataFrame, table_id: str = "verdicts") -> str:

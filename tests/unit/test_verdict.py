@@ -54,6 +54,37 @@ def test_the_strongest_attack_is_chosen_on_the_common_scale_with_a_simultaneous_
     assert best["effect_low"] == pytest.approx(0.2 - norm.ppf(1 - 0.05 / 4) * 0.02)
 
 
+def test_each_verdict_cell_shows_the_policy_it_was_judged_by():
+    """The report's matrix states, in each cell and not only in its hover text, the threshold and
+    family-wise level; a "no evidence" cell also what the run could have detected."""
+    from synthrisk.report.verdicts import verdict_matrix_html
+
+    evidence = pd.DataFrame([row("big", 0.70, 0.5, 0.01, p=1e-9, scale=2.0, generator="material"),
+                             row("none", 0.501, 0.5, 0.01, p=0.46, scale=2.0, generator="none")])
+    policy = policy_from_mapping({"alpha": 0.01, "thresholds": {"membership": 0.2}})
+    table = risk_table(evidence, policy)
+    page = verdict_matrix_html(table)
+    cells = page.split("<tr>")[1:]
+    material, none = (next(c for c in cells if f"<th>{g}</th>" in c) for g in ("material", "none"))
+    assert "threshold 0.2; Holm at 0.01" in material and "would detect" not in material
+    detectable = table.set_index("generator").loc["none", "detectable_effect"]
+    assert f"threshold 0.2; Holm at 0.01; would detect an effect of {detectable:.3f}" in none
+    # rows without the policy's columns (the audit page's matrix) show none
+    assert "Holm at" not in verdict_matrix_html(table.drop(columns=["threshold", "alpha"]))
+
+
+def test_the_report_states_the_runs_own_policy():
+    """The workflow report's policy sentence is the configured policy's, not the default's (the
+    tiny run's report shows the default's: tests/workflow/test_measures_workflow.py)."""
+    from synthrisk.report.html import policy_statement
+
+    custom = {"alpha": 0.01, "power": 0.9, "thresholds": {"membership": 0.2}, "source": "our data access committee"}
+    stated = policy_statement({"policy": custom})
+    assert "family-wise level 0.01" in stated and "membership inference 0.2" in stated and "90% power" in stated
+    assert "our data access committee" in stated and "Policy 0070" not in stated
+    assert policy_statement({}) == Policy().statement()
+
+
 def test_a_missing_p_value_is_derived_from_the_interval():
     decided = decisions(pd.DataFrame([row("plugin", 0.53, 0.5, 0.01)]))
     assert decided["p"].iloc[0] == pytest.approx(norm.sf(3.0), rel=1e-4)

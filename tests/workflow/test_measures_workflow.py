@@ -27,6 +27,12 @@ def test_a_measure_is_one_module_plus_one_config_entry(tiny_run):
     assert len(membership) == 1 and membership["n_attacks"].iloc[0] >= 4  # mia's three AUCs + exact copies
     page = (workdir / "results/report/index.html").read_text()
     assert "exact_copies" in page and 'id="verdicts"' in page
+    # the run's policy (the tiny config has none: the default), stated once and in every cell
+    from markupsafe import escape
+
+    from synthrisk.measures.policy import Policy
+    assert '<span id="policy">Policy of this run' in page and str(escape(Policy().statement())) in page
+    assert page.count("threshold 0.09; Holm at 0.05") == len(risk)
     rules = snakemake(workdir, config, "--list-rules", env=env).stdout.split()
     assert {"measures", "exact_copies_summary"} <= set(rules)
 
