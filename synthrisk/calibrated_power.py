@@ -54,9 +54,11 @@ def publish_table(table: pd.DataFrame, commit: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS).sort_values(["dataset", "n", "risk", "share"]).reset_index(drop=True)
 
 
-def statement(risk: str, n_train: int, power: float = 0.8, table: pd.DataFrame | None = None) -> str | None:
+def statement(risk: str, n_train: int, power: float = 0.8, table: pd.DataFrame | None = None,
+              yours: str = "this file has") -> str | None:
     """One sentence on what this risk's verdict detected in the calibration study at the calibrated
-    size nearest to `n_train`, or None when the study has no row for the risk."""
+    size nearest to `n_train`, or None when the study has no row for the risk. `yours` introduces
+    the audited size ("this file has" 1,234)."""
     table = published() if table is None else table
     rows = table[table["risk"] == risk]
     if rows.empty:
@@ -68,7 +70,7 @@ def statement(risk: str, n_train: int, power: float = 0.8, table: pd.DataFrame |
     detected = at[at["power"] >= power]
     splits = int(at["splits"].min())
     where = (f"In the calibration study ({dataset}, {n:,} training records per split, {splits} random splits; "
-             f"this file has {n_train:,})")
+             f"{yours} {n_train:,})")
     null = at["null_rate"].dropna()
     false_alarm = (f"; on releases that never saw the members it fired in {100 * null.max():.1f} % of splits"
                    if len(null) else "")

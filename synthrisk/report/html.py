@@ -143,6 +143,29 @@ def policy_statement(config: dict) -> str:
     return policy_from_mapping(config.get("policy"), what="config: policy").statement()
 
 
+def calibrated_power_statements(risk: pd.DataFrame, config: dict) -> list[dict]:
+    """Per dataset of the run and risk it measured, what that risk's verdict detected in the
+    calibration study at the size nearest the dataset's members (`synthrisk.calibrated_power`,
+    the sentence the audit page gives each risk)."""
+    from .. import calibrated_power
+    from ..measures.base import RISKS
+    from ..measures.policy import policy_from_mapping
+
+    power = policy_from_mapping(config.get("policy"), what="config: policy").power
+    out = []
+    for dataset in dict.fromkeys(risk["dataset"]):
+        n_train = (config.get("datasets", {}).get(dataset) or {}).get("n_train")
+        if n_train is None:
+            continue
+        measured = set(risk.loc[risk["dataset"] == dataset, "risk"])
+        for name, label in RISKS.items():
+            sentence = (calibrated_power.statement(name, int(n_train), power=power, yours="this run trains on")
+                        if name in measured else None)
+            if sentence:
+                out.append({"dataset": dataset, "risk": label, "statement": sentence})
+    return out
+
+
 def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: dict, workflow_dir,
                  benchmarks_dir, provenance_json=None) -> Path:
     """`provenance_json` (the run's results/provenance.json) gives the commit, synthrisk version and
@@ -156,11 +179,13 @@ def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: 
 
     summary = pd.read_csv(summary_csv)
     env = jinja2.Environment(loader=jinja2.PackageLoader("synthrisk.report", "templates"),
-                             autoescape=jinja2.select_autoescape(["html"]))
+                             autoescape=jinja2.select_autoescape(["html", "j2"]))
     sections = figure_sections(figures, captions_dir, measures, list(config.get("datasets", {})))
     first = [s for s in sections if s["title"] == FIRST_SCREEN]
+    risk = pd.read_csv(tables["risk"]) if "risk" in tables else None
     page = env.get_template("report.html.j2").render(
-        verdicts=verdict_matrix_html(pd.read_csv(tables["risk"])) if "risk" in tables else None,
+        verdicts=verdict_matrix_html(risk) if risk is not None else None,
+        calibrated_power=calibrated_power_statements(risk, config) if risk is not None else [],
         policy=policy_statement(config),
         level_css=LEVEL_CSS,
         risk_utility=first[0] if first else None,

@@ -85,6 +85,26 @@ def test_the_report_states_the_runs_own_policy():
     assert policy_statement({}) == Policy().statement()
 
 
+def test_the_report_quotes_the_calibration_study_per_dataset_and_measured_risk():
+    from synthrisk import calibrated_power
+    from synthrisk.report.html import calibrated_power_statements
+
+    risk = pd.DataFrame({"dataset": ["adult", "adult", "sim"], "generator": "g",
+                         "risk": ["membership", "linkability", "membership"]})
+    config = {"datasets": {"adult": {"n_train": 9000}, "sim": {"n_train": 800}}}
+    found = calibrated_power_statements(risk, config)
+    assert [(e["dataset"], e["risk"]) for e in found] == [("adult", "membership inference"), ("adult", "linkability"),
+                                                          ("sim", "membership inference")]
+    assert found[0]["statement"] == calibrated_power.statement("membership", 9000, yours="this run trains on")
+    assert "10,000 training records per split" in found[0]["statement"] and "this run trains on 9,000" in found[0]["statement"]
+    # the policy's power, not a fixed 80 %
+    stricter = calibrated_power_statements(risk, {**config, "policy": {"power": 0.95}})
+    assert "at least 95% power" in stricter[0]["statement"] or "did not reach 95% power" in stricter[0]["statement"]
+    assert "1,000 training records per split" in found[2]["statement"]
+    # a dataset the config does not size (none here) is left out rather than guessed
+    assert calibrated_power_statements(risk, {"datasets": {}}) == []
+
+
 def test_a_missing_p_value_is_derived_from_the_interval():
     decided = decisions(pd.DataFrame([row("plugin", 0.53, 0.5, 0.01)]))
     assert decided["p"].iloc[0] == pytest.approx(norm.sf(3.0), rel=1e-4)
