@@ -176,7 +176,11 @@ class Rapid(Measure):
             return (f"A model ({attacker}) trained on the release alone infers a training record's '{sensitive}' from its "
                     f"quasi-identifiers, confidently and correctly, {pct(value)} more often than for holdout records the "
                     f"release was not made from{interval(row)}; what it infers as well about anyone of the population "
-                    "is population-level inference, not a leak of the training records.")
+                    "is population-level inference, not a leak of the training records (its RAPID and chance floor "
+                    "are in the attack's detail). A release that keeps the data's associations carries that inference, "
+                    "and no privacy mechanism removes it without removing the association: a steward who finds it too "
+                    f"strong for '{sensitive}' can coarsen or leave out the quasi-identifiers that carry it (RAPID's "
+                    "attribution, 'Who carries the attribute-inference risk') or leave the attribute out.")
         return (f"A model ({attacker}) trained on the release alone and given a training record's quasi-identifiers "
                 f"infers its '{sensitive}' confidently and correctly for {pct(value)} of the training records"
                 f"{interval(row)}; guessing from the release's label shares does so for {pct(reference)} "

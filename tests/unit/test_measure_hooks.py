@@ -147,6 +147,9 @@ def test_rapid_names_its_unit_and_reads_the_holdout_only_for_the_member_excess()
     rapid = builtin_measures()["rapid"]
     excess, floor = ({"risk": "attribute_inference", **row} for row in ROWS["rapid"])
     assert rapid.unit_of(excess) == "rf-income" == rapid.unit_of({**excess, "attack": "rf->income"})
+    # the member excess's sentence says what population-level inference is and what a steward can do
+    sentence = rapid.explain(excess)
+    assert "not a leak of the training records" in sentence and "leave out the quasi-identifiers" in sentence
     assert rapid.compares_with_holdout(excess) and not rapid.compares_with_holdout(floor)
     for name in ("mia", "domias", "dcr"):
         assert builtin_measures()[name].compares_with_holdout({"risk": "membership", **ROWS[name][0]})
