@@ -50,6 +50,14 @@ COPY_SHARES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
 CHEAP_SETTINGS = {"rapid": {"attackers": ["gbm", "cart"], "permutations": 99, "null_refits": 3},
                   "singling_out": {"n_attacks": 300}, "linkability": {"n_attacks": 300},
                   "inference": {"n_attacks": 300}}
+#: the study's settings: the cheaper ones without RAPID's chance tests (label permutations and refits).
+#: Those give RAPID's population-level figures, which no verdict reads when a holdout is given: the
+#: attribute-inference verdict then rests on the member excess, an exact test on the scores of the
+#: attackers fitted once (`synthrisk.rapid.core`), which the tests neither change nor draw from.
+#: At 30,000 members they halve RAPID's time per release. Earlier studies ran CHEAP_SETTINGS
+#: (docs/methods/verdicts.md says which); `test_the_studys_settings_give_the_cheaper_settings_verdicts`
+#: checks that the verdicts are the same.
+STUDY_SETTINGS = {**CHEAP_SETTINGS, "rapid": {**CHEAP_SETTINGS["rapid"], "permutations": 0, "null_refits": 0}}
 #: measures of each risk the study runs (utility is no verdict; DOMIAS needs an aux set)
 RISK_MEASURES = ("mia", "dcr", "rapid", "singling_out", "linkability", "inference")
 
@@ -133,11 +141,11 @@ def releases(members: pd.DataFrame, holdout: pd.DataFrame, population: Populatio
 
 def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
                  policy: Policy, measures: tuple[str, ...] = RISK_MEASURES,
-                 checked=None) -> tuple[pd.DataFrame, pd.DataFrame, object]:
+                 checked=None, settings: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame, object]:
     """(risk table, attack decisions, checked input) of one release, through the audit's own input
-    checks and measures (`synthrisk.release_audit`), with the cheaper settings. `checked`: the checked input
-    of another release of the same split (the checks of members and holdout are not redone; the
-    release's own are)."""
+    checks and measures (`synthrisk.release_audit`), with `settings` per measure (default
+    STUDY_SETTINGS). `checked`: the checked input of another release of the same split (the checks
+    of members and holdout are not redone; the release's own are)."""
     import dataclasses
 
     import yaml
@@ -158,7 +166,8 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
             typed = schema.conform(synthetic, what="synthetic")
             schema.unknown_level_shares(pd.concat([checked.members, checked.holdout]), typed, what="synthetic")
             data = dataclasses.replace(checked, synthetic=typed)
-        chosen = {name: (m, m.settings({**(CHEAP_SETTINGS.get(name) or {})}))
+        settings = STUDY_SETTINGS if settings is None else settings
+        chosen = {name: (m, m.settings({**(settings.get(name) or {})}))
                   for name, (m, _) in audit_run.audit_measures().items() if name in measures}
         import contextlib
         import io

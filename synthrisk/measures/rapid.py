@@ -141,7 +141,8 @@ class Rapid(Measure):
         def column(name):
             return table[name] if name in table else pd.Series(np.nan, index=table.index)
 
-        population = [f"population-level inference, RAPID {r:.3f} vs floor {f:.3f}, shown apart"
+        population = [f"population-level inference, RAPID {r:.3f} "
+                      + (f"vs floor {f:.3f}" if pd.notna(f) else "(no chance test run: permutations 0)") + ", shown apart"
                       for r, f in zip(table["rapid_mean"], table["chance_floor_mean"])]
         detail = np.where(member, [f"RAPID on members minus the same attacker on holdout records it never saw ({p})"
                                    for p in population],

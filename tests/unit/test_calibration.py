@@ -178,3 +178,32 @@ def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(t
     recorded.assign(at_risk=[1, 41]).to_csv(tmp_path / "recorded_calibration_simulation.csv", index=False)
     with pytest.raises(SystemExit, match="recorded_calibration_simulation.csv: row 2: at_risk <= fired <= splits"):
         bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)])
+
+
+def test_the_studys_settings_give_the_cheaper_settings_verdicts():
+    """STUDY_SETTINGS leave out RAPID's chance tests, which give population-level figures only: with a
+    holdout the attribute-inference verdict rests on the member excess, which they neither change
+    nor draw from. The same split audited with both settings: the same verdicts and decisions, on
+    a null release and on one with member copies whose member excess fires."""
+    import pandas as pd
+
+    from synthrisk.calibration import CHEAP_SETTINGS, STUDY_SETTINGS, Population, audit_frames, releases
+    from synthrisk.measures.policy import Policy
+
+    assert STUDY_SETTINGS["rapid"]["null_refits"] == 0 and STUDY_SETTINGS["rapid"]["permutations"] == 0
+    population = Population.of("simulation", 4000, seed=11)  # members, holdout, one source, the copies
+    members, holdout = population.take(1000), population.take(1000)
+    drawn = releases(members, holdout, population, population.schema, ["population", "copies_0.2"], seed=11)
+    fired = {}
+    for kind, synthetic in drawn.items():
+        found = [audit_frames(members, holdout, synthetic, population.schema, Policy(), ("rapid",), settings=s)[:2]
+                 for s in (CHEAP_SETTINGS, STUDY_SETTINGS)]
+        (risks_cheap, attacks_cheap), (risks_study, attacks_study) = found
+        keep = ["risk", "level", "attack", "value", "effect_low", "p_value"]
+        pd.testing.assert_frame_equal(risks_cheap[keep], risks_study[keep])
+        # every decision the same; only the detail's population-level chance floor is left out
+        same = [c for c in attacks_cheap.columns if c != "detail"]
+        pd.testing.assert_frame_equal(attacks_cheap[same].reset_index(drop=True), attacks_study[same].reset_index(drop=True))
+        assert attacks_study["detail"].str.contains("no chance test run").all()
+        fired[kind] = bool(attacks_study["beats"].any())
+    assert fired == {"population": False, "copies_0.2": True}  # the copies' member excess, not the null's
