@@ -16,6 +16,12 @@ from importlib import resources
 
 import pandas as pd
 
+from .measures.policy import DEFAULT_ALPHA
+
+#: what the published study's verdicts were read at: the default policy's family-wise level, and the
+#: anonymeter-style attacks per control-set risk of its cheaper settings (`synthrisk.calibration`)
+STUDY_ALPHA = DEFAULT_ALPHA
+STUDY_ATTACKS = 300
 #: the published calibration result (package data)
 PUBLISHED = "reference/calibration_power.csv"
 COLUMNS = ["dataset", "n", "risk", "share", "splits", "power", "power_low", "power_high", "null_rate",
@@ -54,6 +60,14 @@ def publish_table(table: pd.DataFrame, commit: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS).sort_values(["dataset", "n", "risk", "share"]).reset_index(drop=True)
 
 
+def quote(risk: str, n_train: int, policy, yours: str = "this file has") -> str | None:
+    """`statement` at the policy's power, or None when the policy's family-wise level is not the one
+    the study's verdicts were read at (its power would not be this run's verdict's)."""
+    if not math.isclose(policy.alpha, STUDY_ALPHA):
+        return None
+    return statement(risk, n_train, power=policy.power, yours=yours)
+
+
 def statement(risk: str, n_train: int, power: float = 0.8, table: pd.DataFrame | None = None,
               yours: str = "this file has") -> str | None:
     """One sentence on what this risk's verdict detected in the calibration study at the calibrated
@@ -69,8 +83,8 @@ def statement(risk: str, n_train: int, power: float = 0.8, table: pd.DataFrame |
     dataset = ", ".join(sorted(at["dataset"].unique()))
     detected = at[at["power"] >= power]
     splits = int(at["splits"].min())
-    where = (f"In the calibration study ({dataset}, {n:,} training records per split, {splits} random splits; "
-             f"{yours} {n_train:,})")
+    where = (f"In the calibration study ({dataset}, {n:,} training records per split, {splits} random splits, "
+             f"family-wise level {STUDY_ALPHA:g}, {STUDY_ATTACKS} attacks per control-set risk; {yours} {n_train:,})")
     null = at["null_rate"].dropna()
     false_alarm = (f"; on releases that never saw the members it fired in {100 * null.max():.1f} % of splits"
                    if len(null) else "")

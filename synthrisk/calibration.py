@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .calibrated_power import STUDY_ATTACKS
 from .data import load_schema
 from .data.schema import DatasetSchema
 from .measures.policy import LEVELS, Policy
@@ -48,8 +49,7 @@ COPY_SHARES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
 #: trees, which can memorise records, and a pruned tree), 99 permutations and 3 refits; 300
 #: anonymeter-style attacks
 CHEAP_SETTINGS = {"rapid": {"attackers": ["gbm", "cart"], "permutations": 99, "null_refits": 3},
-                  "singling_out": {"n_attacks": 300}, "linkability": {"n_attacks": 300},
-                  "inference": {"n_attacks": 300}}
+                  **{name: {"n_attacks": STUDY_ATTACKS} for name in ("singling_out", "linkability", "inference")}}
 #: the study's settings: the cheaper ones without RAPID's chance tests (label permutations and refits).
 #: Those give RAPID's population-level figures, which no verdict reads when a holdout is given: the
 #: attribute-inference verdict then rests on the member excess, an exact test on the scores of the
@@ -57,7 +57,8 @@ CHEAP_SETTINGS = {"rapid": {"attackers": ["gbm", "cart"], "permutations": 99, "n
 #: At 30,000 members they halve RAPID's time per release. Earlier studies ran CHEAP_SETTINGS
 #: (docs/methods/verdicts.md says which); `test_the_studys_settings_give_the_cheaper_settings_verdicts`
 #: checks that the verdicts are the same.
-STUDY_SETTINGS = {**CHEAP_SETTINGS, "rapid": {**CHEAP_SETTINGS["rapid"], "permutations": 0, "null_refits": 0}}
+STUDY_SETTINGS = {**{name: dict(settings) for name, settings in CHEAP_SETTINGS.items()},
+                  "rapid": {**CHEAP_SETTINGS["rapid"], "permutations": 0, "null_refits": 0}}
 #: measures of each risk the study runs (utility is no verdict; DOMIAS needs an aux set)
 RISK_MEASURES = ("mia", "dcr", "rapid", "singling_out", "linkability", "inference")
 

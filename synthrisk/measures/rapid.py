@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.split import ROW_ID
+from ..errors import ConfigError
 from ..rapid.settings import RapidSettings
 from .base import Figure, Measure, MeasureResult
 from .registry import register_measure
@@ -66,6 +67,10 @@ class Rapid(Measure):
         # The holdout (records the generator never saw) separates member-specific inference from
         # population-level inference; without one the member excess is not available.
         holdout = data.non_members if data.non_members is not None and len(data.non_members) else None
+        if holdout is None and not settings.permutations:
+            # Without a holdout the verdict is RAPID against its chance floor, which the permutations give.
+            raise ConfigError("rapid: permutations 0 leaves RAPID untested against chance when no holdout is "
+                              "given; give a holdout or set permutations >= 1")
         result = rapid(data.members, data.synthetic, data.schema, key["sensitive"], attacker=key["attacker"],
                        tau=settings.tau, epsilon=settings.epsilon, method=settings.method, error=settings.error,
                        n_trees=settings.n_trees, n_permutations=settings.permutations, seed=data.seed,
@@ -177,8 +182,8 @@ class Rapid(Measure):
             return (f"A model ({attacker}) trained on the release alone infers a training record's '{sensitive}' from its "
                     f"quasi-identifiers, confidently and correctly, {pct(value)} more often than for holdout records the "
                     f"release was not made from{interval(row)}; what it infers as well about anyone of the population "
-                    "is population-level inference, not a leak of the training records (its RAPID and chance floor "
-                    "are in the attack's detail). A release that keeps the data's associations carries that inference, "
+                    "is population-level inference, not a leak of the training records (RAPID as published is in the "
+                    "attack's detail). A release that keeps the data's associations carries that inference, "
                     "and no privacy mechanism removes it without removing the association: a steward who finds it too "
                     f"strong for '{sensitive}' can coarsen or leave out the quasi-identifiers that carry it (RAPID's "
                     "attribution, 'Who carries the attribute-inference risk') or leave the attribute out.")

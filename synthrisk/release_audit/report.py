@@ -45,7 +45,8 @@ def _reasons(runs: list[Outcome], names: list[str]) -> str:
     return "; ".join(dict.fromkeys(parts)) or "no measure of this risk is registered"
 
 
-def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data) -> list[dict]:
+def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
+                 policy: Policy | None = None) -> list[dict]:
     """One entry per risk type, measured or not (then with the reasons). `measures`: {name: (measure,
     settings)}; the measure of a risk's strongest attack words it, finds its run and reads its records."""
     population = (data.checks or {}).get("same_population") or {}
@@ -75,7 +76,7 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data)
             "subgroups": explain.subgroups(row, measure, records, data.members, data.schema),
             "not_run": _reasons(runs, names) if any(r.measure_name in names and r.status != "ok" for r in runs) else None,
             # What this verdict detected in the calibration study at the nearest calibrated size.
-            "calibrated_power": calibrated_power.statement(risk, len(data.members)),
+            "calibrated_power": calibrated_power.quote(risk, len(data.members), policy or Policy()),
             "unreliable": None}
         # An attack that reads the members against the holdout (membership; RAPID's member excess):
         # when the holdout is another population, any difference between the two files looks like
@@ -148,7 +149,7 @@ def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, ris
         "schema": data.schema.to_dict(),
         "seed": SEED,
         "policy": {**(policy or Policy()).to_dict(), "statement": (policy or Policy()).statement()},
-        "risks": risk_entries(risks, runs, measures, data),
+        "risks": risk_entries(risks, runs, measures, data, policy),
         "utility": utility_entry(work / "tables"),
         "measures": measure_entries(runs, measures, evidence, policy),
         "evidence": _row(evidence.drop(columns=["dataset", "generator"])),

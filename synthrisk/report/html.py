@@ -145,13 +145,13 @@ def policy_statement(config: dict) -> str:
 
 def calibrated_power_statements(risk: pd.DataFrame, config: dict) -> list[dict]:
     """Per dataset of the run and risk it measured, what that risk's verdict detected in the
-    calibration study at the size nearest the dataset's members (`synthrisk.calibrated_power`,
-    the sentence the audit page gives each risk)."""
+    calibration study at the size nearest the dataset's members (`synthrisk.calibrated_power.quote`,
+    the sentence the audit page gives each risk); none when the run's policy has another level."""
     from .. import calibrated_power
     from ..measures.base import RISKS
     from ..measures.policy import policy_from_mapping
 
-    power = policy_from_mapping(config.get("policy"), what="config: policy").power
+    policy = policy_from_mapping(config.get("policy"), what="config: policy")
     out = []
     for dataset in dict.fromkeys(risk["dataset"]):
         n_train = (config.get("datasets", {}).get(dataset) or {}).get("n_train")
@@ -159,7 +159,7 @@ def calibrated_power_statements(risk: pd.DataFrame, config: dict) -> list[dict]:
             continue
         measured = set(risk.loc[risk["dataset"] == dataset, "risk"])
         for name, label in RISKS.items():
-            sentence = (calibrated_power.statement(name, int(n_train), power=power, yours="this run trains on")
+            sentence = (calibrated_power.quote(name, int(n_train), policy, yours="this run trains on")
                         if name in measured else None)
             if sentence:
                 out.append({"dataset": dataset, "risk": label, "statement": sentence})

@@ -154,6 +154,9 @@ def test_what_a_measure_needs_is_explained(split, adult_schema):
     # the linear attacker infers continuous attributes only, and income is categorical
     with pytest.raises(ConfigError, match=r"rapid: nothing to run: .*\['income'\] with the settings \{'attackers': \['linear"):
         synthrisk.rapid(train, train, holdout, schema=adult_schema, attackers=["linear"])
+    # without a holdout RAPID's verdict is its chance test, which permutations 0 would leave out
+    with pytest.raises(RuntimeError, match="permutations 0 leaves RAPID untested against chance when no holdout"):
+        synthrisk.rapid(train, train, schema=adult_schema, attackers=["cart"], permutations=0)
 
 
 def test_an_inferred_schema_and_the_policy_are_the_audits(split):

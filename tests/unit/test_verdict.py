@@ -103,6 +103,9 @@ def test_the_report_quotes_the_calibration_study_per_dataset_and_measured_risk()
     assert "1,000 training records per split" in found[2]["statement"]
     # a dataset the config does not size (none here) is left out rather than guessed
     assert calibrated_power_statements(risk, {"datasets": {}}) == []
+    # a policy at another family-wise level than the study's: its power is not quoted
+    assert calibrated_power_statements(risk, {**config, "policy": {"alpha": 0.01}}) == []
+    assert "family-wise level 0.05, 300 attacks per control-set risk" in found[0]["statement"]
 
 
 def test_a_missing_p_value_is_derived_from_the_interval():

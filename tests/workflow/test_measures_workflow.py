@@ -38,6 +38,27 @@ def test_a_measure_is_one_module_plus_one_config_entry(tiny_run):
     assert {"measures", "exact_copies_summary"} <= set(rules)
 
 
+def test_the_report_states_the_configured_policy(tiny_run, tmp_path, monkeypatch):
+    """The tiny run's report rendered again (`write_report`, as the report rule calls it) with a
+    policy of its own: the page states that policy, not the default's, and quotes no calibrated
+    power, which was measured at another family-wise level."""
+    workdir, config, _ = tiny_run
+    from synthrisk.report.html import write_report
+
+    monkeypatch.syspath_prepend(str(workdir))  # the tiny run's own measure module
+
+    raw = yaml.safe_load(config.read_text())
+    raw["policy"] = {"alpha": 0.01, "power": 0.9, "thresholds": {"membership": 0.2}, "source": "our access committee"}
+    tables = {path.stem: str(path) for path in (workdir / "results/tables").glob("*.csv")}
+    page = write_report(tmp_path / "index.html", workdir / "results/tables/summary.csv", tables,
+                        sorted(str(p) for p in (workdir / "results/figures").glob("*.png")), ROOT / "workflow/report",
+                        raw, ROOT, workdir / "results/benchmarks", workdir / "results/provenance.json").read_text()
+    stated = re.search(r'<span id="policy">(.*?)</span>', page, re.S).group(1)
+    assert "family-wise level 0.01" in stated and "membership inference 0.2" in stated and "90% power" in stated
+    assert "our access committee" in stated and "Policy 0070" not in stated
+    assert 'id="calibrated-power"' not in page
+
+
 def test_an_unknown_setting_of_a_measure_is_named(tiny_run):
     workdir, config, env = tiny_run
     raw = yaml.safe_load(config.read_text())
