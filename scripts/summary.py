@@ -2,9 +2,9 @@ from synthrisk.workflow import logged
 
 with logged(snakemake):
     from synthrisk.measures import configured_measures
-    from synthrisk.measures.policy import policy_from_mapping
+    from synthrisk.measures.policy import config_policy
     from synthrisk.report.summary import write_summary
 
     write_summary(configured_measures(snakemake.config), snakemake.input.status, snakemake.params.specs,
                   snakemake.params.tables, snakemake.params.figures,
-                  policy_from_mapping(snakemake.config.get("policy"), what="config: policy"))
+                  config_policy(snakemake.config))

@@ -40,9 +40,9 @@ def check_config(config: dict) -> None:
                           "infinity); set a finite value")
     for key, value in noise_seeds(config):
         check_noise_seed(value, f"config: {key}")
-    from .measures.policy import policy_from_mapping
+    from .measures.policy import config_policy
 
-    policy_from_mapping(config.get("policy"), what="config: policy")
+    config_policy(config)
 
 
 def noise_seeds(config: dict) -> list[tuple[str, object]]:

@@ -105,6 +105,12 @@ def as_policy(policy) -> Policy:
     raise ConfigError(f"policy: give a Policy, a mapping or the path of a policy YAML, not a {type(policy).__name__}")
 
 
+def config_policy(config: dict) -> Policy:
+    """The workflow config's `policy:` block as a Policy (the defaults where it has none); errors
+    name `config: policy`. The config check, the summary and the report read it here."""
+    return policy_from_mapping(config.get("policy"), what="config: policy")
+
+
 def load_policy(path: str | Path) -> Policy:
     import yaml
 

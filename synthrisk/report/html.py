@@ -138,9 +138,9 @@ def _recorded_provenance(provenance_json, workflow_dir, version: str) -> dict:
 def policy_statement(config: dict) -> str:
     """The policy the run's verdicts were read against, as the report states it: the config's
     `policy:` (the defaults where it has none)."""
-    from ..measures.policy import policy_from_mapping
+    from ..measures.policy import config_policy
 
-    return policy_from_mapping(config.get("policy"), what="config: policy").statement()
+    return config_policy(config).statement()
 
 
 def calibrated_power_statements(risk: pd.DataFrame, config: dict) -> list[dict]:
@@ -149,9 +149,9 @@ def calibrated_power_statements(risk: pd.DataFrame, config: dict) -> list[dict]:
     the sentence the audit page gives each risk); none when the run's policy has another level."""
     from .. import calibrated_power
     from ..measures.base import RISKS
-    from ..measures.policy import policy_from_mapping
+    from ..measures.policy import config_policy
 
-    policy = policy_from_mapping(config.get("policy"), what="config: policy")
+    policy = config_policy(config)
     out = []
     for dataset in dict.fromkeys(risk["dataset"]):
         n_train = (config.get("datasets", {}).get(dataset) or {}).get("n_train")

@@ -66,7 +66,6 @@ def _policy_line(row: pd.Series, level: str) -> str:
     return f'<span class="policy">{html.escape(text)}</span>'
 
 
-
 def verdict_matrix_html(risk: pd.DataFrame, table_id: str = "verdicts") -> str:
     """`risk` (results/tables/risk.csv, or the audit's risk rows): one row per dataset × generator ×
     risk with its level, strongest attack, value, reference and interval. One table row per release,
