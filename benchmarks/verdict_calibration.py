@@ -154,8 +154,11 @@ def markdown(verdicts) -> str:
                 row = match.iloc[0]
                 fired = f"{round(row['rate'] * row['splits'])} / {row['splits']}"
                 bound = f" (≤ {100 * row['rate_high']:.1f} %)" if release in NULLS else ""
-                # no at-risk call of the current interval (recorded counts of an older one): –
-                at_risk = "–" if pd.isna(row["rate_at_risk"]) else round(row["rate_at_risk"] * row["splits"])
+                # no at-risk call of the current interval (recorded counts of an older one): –; some
+                # (pooled with such counts): the count of the splits that have one, out of how many
+                with_call = int(row["at_risk_splits"])
+                at_risk = ("–" if not with_call else round(row["rate_at_risk"] * with_call)
+                           if with_call == row["splits"] else f"{round(row['rate_at_risk'] * with_call)} of {with_call}")
                 cells.append(f"{fired}{bound}; at risk {at_risk}")
             name = RELEASE_NAMES.get(release) or f"{100 * float(release.split('_')[1]):g} % member copies"
             lines.append(f"| {name} | " + " | ".join(cells) + " |")

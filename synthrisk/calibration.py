@@ -259,7 +259,7 @@ def rates(results: pd.DataFrame, confidence: float = 0.95, recorded: pd.DataFram
         rows.append({**{c: getattr(cell, c) for c in CELL},
                      "kind": NULL_KIND if cell.release in NULLS else POSITIVE_KIND, "splits": m, "rate": k / m,
                      "rate_low": low, "rate_high": high, "rate_at_risk": km / mm if mm else np.nan,
-                     "rate_at_risk_low": mlow, "rate_at_risk_high": mhigh})
+                     "at_risk_splits": mm, "rate_at_risk_low": mlow, "rate_at_risk_high": mhigh})
     return pd.DataFrame(rows)
 
 

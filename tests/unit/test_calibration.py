@@ -134,11 +134,13 @@ def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(t
     import verdict_calibration as bench
 
     args = ["--dataset", "simulation", "--n", "400", "--out", str(tmp_path), "--releases", "population",
-            "--measures", "singling_out"]
+            "copies_0.2", "--measures", "singling_out"]
     assert bench.main([*args, "--splits", "2", "--seed", "8"]) == 0
     alone = pd.read_csv(tmp_path / "calibration_simulation_400_seed8.csv").set_index(["release", "attack"])
     verdict = alone.loc[("population", "(risk verdict)")]
     fired, at_risk = round(verdict["rate"] * 2), round(verdict["rate_at_risk"] * 2)
+    copies_alone = alone.loc[("copies_0.2", "(risk verdict)")]
+    copies_fired, copies_at_risk = round(copies_alone["rate"] * 2), round(copies_alone["rate_at_risk"] * 2)
     recorded = pd.DataFrame([
         {"dataset": "simulation", "n": 400, "release": "population", "risk": "singling_out", "splits": 98,
          "fired": 3, "at_risk": 1, "at_risk_interval": "current", "seeds": "0 7", "source": "a test"},
@@ -151,10 +153,13 @@ def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(t
     verdict = pooled.loc[("population", "(risk verdict)")]
     assert verdict["splits"] == 100 and verdict["rate"] == pytest.approx((fired + 3) / 100)
     assert verdict["rate_at_risk"] == pytest.approx((at_risk + 1) / 100)
-    # an older interval's at-risk calls are not the current code's: no at-risk rate, "–" in the table
+    # an older interval's at-risk calls are not the current code's: the at-risk rate is the study's
+    # splits' alone, and the table counts them out of those splits, not of the pooled ones
     copies = pooled.loc[("copies_0.2", "(risk verdict)")]
-    assert copies["splits"] == 50 and copies["rate"] == pytest.approx(0.8) and pd.isna(copies["rate_at_risk"])
-    assert "| 20 % member copies | 40 / 50; at risk – |" in (tmp_path / "calibration_simulation.md").read_text()
+    assert copies["splits"] == 52 and copies["rate"] == pytest.approx((40 + copies_fired) / 52)
+    assert copies["at_risk_splits"] == 2 and copies["rate_at_risk"] == pytest.approx(copies_at_risk / 2)
+    assert (f"| 20 % member copies | {40 + copies_fired} / 52; at risk {copies_at_risk} of 2 |"
+            in (tmp_path / "calibration_simulation.md").read_text())
     # the attacks' own rows have no recorded counts: they stay the runs files'
     attacks = pooled[pooled.index.get_level_values("attack") != "(risk verdict)"]
     assert len(attacks) and (attacks["splits"] == 2).all()
