@@ -37,8 +37,8 @@ Linkability succeeds on about one attacked record in 300 of a null release, so t
 discrete and conservative there (1.3 % at a 5 % level); mid-p recovers the earlier power at a null
 rate of 2 %, without a guarantee. Boschloo's test, whose level is guaranteed, recovers about half of
 the gap at 10 % copies (84.0 % against 80.7 % and 86.7 %) and none of it for inference. The verdicts
-keep the conditional exact test: the three points at one share would not change the smallest share
-detected, and every calibrated linkability and inference count would have to be measured again.
+keep the conditional exact test: the gain is three points at one share of one risk, and every
+calibrated linkability and inference count would have to be measured again.
 """
 
 from __future__ import annotations
