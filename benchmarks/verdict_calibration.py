@@ -155,8 +155,9 @@ def markdown(verdicts) -> str:
                 # no at-risk call of the current interval (recorded counts of an older one): –; some
                 # (pooled with such counts): the count of the splits that have one, out of how many
                 with_call = int(row["at_risk_splits"])
-                at_risk = ("–" if not with_call else round(row["rate_at_risk"] * with_call)
-                           if with_call == row["splits"] else f"{round(row['rate_at_risk'] * with_call)} of {with_call}")
+                at_risk = "–" if not with_call else round(row["rate_at_risk"] * with_call)
+                if with_call and with_call != row["splits"]:
+                    at_risk = f"{at_risk} of {with_call}"
                 cells.append(f"{fired}{bound}; at risk {at_risk}")
             name = RELEASE_NAMES.get(release) or f"{100 * float(release.split('_')[1]):g} % member copies"
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
