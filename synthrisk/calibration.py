@@ -183,14 +183,15 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
 
 def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, policy: Policy | None = None,
           measures: tuple[str, ...] = RISK_MEASURES, progress=None,
-          only: dict[int, set[str]] | None = None) -> pd.DataFrame:
+          only: dict[int, set[str]] | None = None, settings: dict | None = None) -> pd.DataFrame:
     """One row per (split, release kind, risk or attack): `verdict` 1 when the risk is not "no
     evidence" (resp. the attack beats its reference), `material` 1 when the risk is "at risk".
 
     `only` {split: release kinds}: audit just these releases of these splits, an earlier study's rows
     re-checked by the current code (`splits` is then ignored). The splits are drawn as that study drew
     them, so `kinds` must be its release kinds in its order: the records each release takes from the
-    population, and the copies' draws, depend on them."""
+    population, and the copies' draws, depend on them. `settings` per measure: `audit_frames`'
+    (default STUDY_SETTINGS; `{}` is the audit's own)."""
     policy = policy or Policy()
     per_split = n * (2 + sum(1 for k in kinds if k in ("population", "cart"))
                      + any(k.startswith("copies_") for k in kinds))
@@ -213,7 +214,7 @@ def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, po
                 if only is not None and kind not in only[split]:
                     continue
                 risks, attacks, checked = audit_frames(members, holdout, synthetic, schema, policy, measures,
-                                                       checked)
+                                                       checked, settings)
                 found += [{**key, "release": kind, "risk": r.risk, "attack": RISK_VERDICT,
                            "verdict": int(r.level != LEVELS["no_evidence"]), "material": int(r.level == LEVELS["at_risk"])}
                           for r in risks.itertuples()]
