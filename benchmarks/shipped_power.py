@@ -38,18 +38,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-POSITIVES = ["copies_0.005", "copies_0.01", "copies_0.02", "copies_0.05", "copies_0.1", "copies_0.2", "leaky"]
 MEASURES = ("rapid", "singling_out", "linkability", "inference")
 
 
 def main(argv=None) -> int:
+    from synthrisk.calibration import POSITIVES
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", choices=["adult", "simulation"], default="adult")
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--splits", type=int, default=100, help="the study's first splits to re-audit")
     parser.add_argument("--first", type=int, default=0, help="the first split (to share the splits between processes)")
     parser.add_argument("--study-seed", type=int, required=True)
-    parser.add_argument("--kinds", nargs="+", default=POSITIVES,
+    parser.add_argument("--kinds", nargs="+", default=list(POSITIVES),
                         help="the study's release kinds, in its order (default: its positive controls')")
     parser.add_argument("--releases", nargs="+", default=["copies_0.1", "copies_0.2"],
                         help="which of them to re-audit")
@@ -74,7 +75,7 @@ def main(argv=None) -> int:
     if args.runs:
         study_runs = pd.read_csv(args.runs)
         same = study_runs[(study_runs["attack"] == RISK_VERDICT) & study_runs["split"].isin(verdicts["split"])
-                          & study_runs["release"].isin(args.releases) & study_runs["risk"].isin(table.index.levels[1])]
+                          & study_runs["release"].isin(args.releases) & study_runs["risk"].isin(verdicts["risk"])]
         table = table.join(same.groupby(["release", "risk"]).agg(study_fired=("verdict", "mean"),
                                                                  study_at_risk=("material", "mean")))
     print(table.to_markdown(floatfmt=".3f"))

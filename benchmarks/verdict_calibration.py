@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 from synthrisk.calibration import (
-    COPY_SHARES,
     NULLS,
+    POSITIVES,
     REFUSED,
     RISK_MEASURES,
     RISK_VERDICT,
@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, nargs="+", default=[1000], help="members (= holdout = release size)")
     parser.add_argument("--splits", type=int, default=200)
     parser.add_argument("--releases", nargs="+",
-                        default=[*NULLS, *(f"copies_{q:g}" for q in COPY_SHARES), "leaky"])
+                        default=[*NULLS, *POSITIVES])
     parser.add_argument("--measures", nargs="+", default=list(RISK_MEASURES))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="benchmarks/calibration",

@@ -45,6 +45,8 @@ RISK_VERDICT = "(risk verdict)"
 #: the release of a split the audit's record checks refused (no verdict; not counted by `rates`)
 REFUSED = "(refused by the record checks)"
 COPY_SHARES = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
+#: the positive controls' release kinds, in the order the studies draw them
+POSITIVES = (*(f"copies_{q:g}" for q in COPY_SHARES), "leaky")
 #: cheaper settings than the audit's own, with the same verdict logic: two RAPID attackers (boosted
 #: trees, which can memorise records, and a pruned tree), 99 permutations and 3 refits; 300
 #: anonymeter-style attacks
