@@ -145,7 +145,9 @@ def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(t
         {"dataset": "simulation", "n": 400, "release": "population", "risk": "singling_out", "splits": 98,
          "fired": 3, "at_risk": 1, "at_risk_interval": "current", "seeds": "0 7", "source": "a test"},
         {"dataset": "simulation", "n": 400, "release": "copies_0.2", "risk": "singling_out", "splits": 50,
-         "fired": 40, "at_risk": 9, "at_risk_interval": "first-order", "seeds": "0 7", "source": "a test"}])
+         "fired": 40, "at_risk": 9, "at_risk_interval": "first-order", "seeds": "0 7", "source": "a test"},
+        {"dataset": "simulation", "n": 400, "release": "copies_0.1", "risk": "singling_out", "splits": 50,
+         "fired": 30, "at_risk": 2, "at_risk_interval": "first-order", "seeds": "0 7", "source": "a test"}])
     recorded.to_csv(tmp_path / "recorded_calibration_simulation.csv", index=False)
 
     assert bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)]) == 0
@@ -153,8 +155,12 @@ def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(t
     verdict = pooled.loc[("population", "(risk verdict)")]
     assert verdict["splits"] == 100 and verdict["rate"] == pytest.approx((fired + 3) / 100)
     assert verdict["rate_at_risk"] == pytest.approx((at_risk + 1) / 100)
-    # an older interval's at-risk calls are not the current code's: the at-risk rate is the study's
-    # splits' alone, and the table counts them out of those splits, not of the pooled ones
+    # an older interval's at-risk calls are not the current code's: alone, no at-risk rate and "–" in
+    # the table; pooled with current splits, the at-risk rate is the current splits' alone, and the
+    # table counts them out of those splits, not of the pooled ones
+    older = pooled.loc[("copies_0.1", "(risk verdict)")]
+    assert older["splits"] == 50 and older["rate"] == pytest.approx(0.6) and pd.isna(older["rate_at_risk"])
+    assert "| 10 % member copies | 30 / 50; at risk – |" in (tmp_path / "calibration_simulation.md").read_text()
     copies = pooled.loc[("copies_0.2", "(risk verdict)")]
     assert copies["splits"] == 52 and copies["rate"] == pytest.approx((40 + copies_fired) / 52)
     assert copies["at_risk_splits"] == 2 and copies["rate_at_risk"] == pytest.approx(copies_at_risk / 2)
@@ -180,7 +186,7 @@ def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(t
     with pytest.raises(SystemExit, match="a runs file: seed 7 at n = 400 drew splits"):
         bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)])
 
-    recorded.assign(at_risk=[1, 41]).to_csv(tmp_path / "recorded_calibration_simulation.csv", index=False)
+    recorded.assign(at_risk=[1, 41, 2]).to_csv(tmp_path / "recorded_calibration_simulation.csv", index=False)
     with pytest.raises(SystemExit, match="recorded_calibration_simulation.csv: row 2: at_risk <= fired <= splits"):
         bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)])
 
