@@ -120,13 +120,13 @@ class Audit:
 
 
 def _write(path: str | Path, text: str) -> Path:
-    from .outputs import check_output_file, record_written
+    """Write the page or the JSON in one step (a temporary file beside `path`, renamed over it) and
+    record it in the folder's manifest, where every synthrisk command, the audit included, finds it.
+    Refused (a `DataError`) when `path` holds a file synthrisk did not write."""
+    from .outputs import check_output_file, write_file
 
     path = check_output_file(path, {}, option="path")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    record_written(path, command="synthrisk.audit")
-    return path
+    return write_file(path, text, command="synthrisk.audit", option="path")
 
 
 def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, aux=None,
@@ -168,11 +168,14 @@ def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy
         Bad input (a `DataError`, `SchemaError` or `ConfigError`), naming the input and the column,
         before any measure runs.
     """
+    from .errors import ConfigError
     from .io import read_table
     from .measures.policy import as_policy
     from .release_audit import compute, read_inputs
     from .release_audit.run import silent
 
+    if not isinstance(progress, bool):
+        raise ConfigError(f"progress: give True or False, not {progress!r}")
     policy = as_policy(policy)
     data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
     with tempfile.TemporaryDirectory(prefix="synthrisk-audit-") as scratch:

@@ -233,6 +233,29 @@ def write_json(obj: dict, path: str | Path) -> None:
         partial.unlink(missing_ok=True)
 
 
+def read_yaml(path: str | Path, what: str, error: type[Exception] = DataError):
+    """The parsed content of a YAML text file (None when it holds nothing), or `error` naming `what`
+    (the option or key, e.g. '--policy') and the file: missing, a folder, unreadable, not UTF-8 text
+    (a binary file given by mistake), or not valid YAML."""
+    import yaml
+
+    path = Path(path)
+    if not path.exists():
+        raise error(f"{what}: {path} does not exist")
+    if path.is_dir():
+        raise error(f"{what}: {path} is a folder; give the path of a YAML file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{what}: {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); give a YAML file") from None
+    except OSError as exc:
+        raise error(f"{what}: {path} cannot be read: {exc.strerror}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise error(f"{what}: {path} is not valid YAML: {exc}") from None
+
+
 def read_json(path: str | Path) -> dict:
     return json.loads(Path(path).read_text())
 

@@ -12,6 +12,7 @@ import pandas as pd
 import yaml
 
 from ..errors import ConfigError, DataError, DomainError, SchemaError
+from .canonical import CHANGE_KINDS, boolean_columns, canonical_column, canonical_name, canonical_value
 
 CATEGORICAL, CONTINUOUS, INTEGER = "categorical", "continuous", "integer"
 NUMERIC_TYPES = (CONTINUOUS, INTEGER)
@@ -43,6 +44,8 @@ class DatasetSchema:
     # Public domain metadata (docs/design.md "Config"): what DP code may know without reading the data.
     levels: dict[str, list[str]] = field(default_factory=dict)
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: categorical columns whose letter case carries no information (`ignore_case: true`)
+    ignore_case: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(cls, raw: dict, origin: str = "<dict>") -> DatasetSchema:
@@ -68,7 +71,8 @@ class DatasetSchema:
         dropped_and_used = sorted(set(raw.get("drop", [])) & set(columns))
         if dropped_and_used:
             raise SchemaError(f"{origin}: column(s) {dropped_and_used} are in both 'drop' and 'columns'")
-        levels, bounds = _domain_metadata(raw["columns"], origin)
+        ignore_case = _ignore_case(raw["columns"], origin)
+        levels, bounds = _domain_metadata(raw["columns"], origin, ignore_case)
         if "path" in raw["source"]:
             # Reader options are checked where the schema is read, not when the file is.
             from ..io import ReadOptions
@@ -80,7 +84,7 @@ class DatasetSchema:
         return cls(
             name=raw["name"], columns=columns, quasi_identifiers=qi, sensitive=sensitive,
             source=dict(raw["source"]), drop=list(raw.get("drop", [])), origin=origin,
-            levels=levels, bounds=bounds,
+            levels=levels, bounds=bounds, ignore_case=ignore_case,
         )
 
     @classmethod
@@ -98,6 +102,7 @@ class DatasetSchema:
         return {
             "name": self.name, "source": self.source,
             "columns": {c: {"type": t,
+                            **({"ignore_case": True} if c in self.ignore_case else {}),
                             **({"levels": list(self.levels[c])} if c in self.levels else {}),
                             **({"bounds": list(self.bounds[c])} if c in self.bounds else {})}
                         for c, t in self.columns.items()},
@@ -147,19 +152,27 @@ class DatasetSchema:
             )
         return self.bounds[column]
 
-    def conform(self, df: pd.DataFrame, what: str = "data") -> pd.DataFrame:
+    def conform(self, df: pd.DataFrame, what: str = "data", booleans: set[str] | None = None,
+                changes: list | None = None) -> pd.DataFrame:
         """Check that `df` has exactly the schema's columns and cast them to their types.
 
         This is where every table enters synthrisk (generate, rapid, mia, utility, the workflow's
-        loader), so what a value may be is decided here once:
+        loader, the audit), so what a value may be is decided here once:
+        - column names are read as text in NFC without surrounding whitespace (`canonical_name`);
         - columns listed under `drop` are removed from every file that has them; any other column
           the schema does not know is an error rather than being dropped silently;
         - a repeated column name is an error naming it;
+        - categorical values are written in their canonical text (`synthrisk.data.canonical`): NFC,
+          no surrounding whitespace, one spelling of True/False, numbers as the number they are.
+          `booleans`: the categorical columns in which 1/0 mean True/False, when decided for several
+          files read together (default: decided from `df` alone). `changes`: a list that receives
+          one entry per column and kind of change made to text values, with its count;
         - missing values are kept as missing;
         - infinite values (inf, -inf, or numbers too large for a float) in a numeric column are an
           error naming the column and the number of rows: no method here has a meaning for them
           (a Gower range, a mean, a DP clip would silently turn them into NaN or drop the column).
         """
+        df = _canonical_names(df, what, changes)
         repeated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
         if repeated:
             raise SchemaError(f"{what}: duplicate column name(s) {repeated}; each column needs a unique name")
@@ -173,22 +186,32 @@ class DatasetSchema:
                 f"{what}: column(s) {extra} are not in schema {self.origin}; "
                 "add them to 'columns' or list them under 'drop'"
             )
+        if booleans is None:
+            booleans = boolean_columns([df], self.categorical)
         out = pd.DataFrame(index=df.index)
         for column, kind in self.columns.items():
-            out[column] = _cast(df[column], kind, f"{what}: column '{column}'")
+            where = f"{what}: column '{column}'"
+            if kind == CATEGORICAL:
+                out[column], counts = canonical_column(df[column], column in booleans, column in self.ignore_case)
+                if changes is not None:
+                    changes += [{"column": column, "change": CHANGE_KINDS[k], "count": n} for k, n in sorted(counts.items())]
+            else:
+                out[column] = _cast(df[column], kind, where)
             if column in self.levels:
-                _check_declared_levels(out[column], self.levels[column], f"{what}: column '{column}'")
+                _check_declared_levels(out[column], self.levels[column], where)
         return out.reset_index(drop=True)
 
-    def unknown_level_shares(self, real: pd.DataFrame, synthetic: pd.DataFrame, what: str = "synthetic data",
-                             reference: str = "real data") -> dict[str, float]:
-        """Per categorical column, the share of `synthetic`'s non-missing values whose level is neither
-        in `real` nor among the declared `levels` (both conformed). A column that shares no level at
-        all with them is refused: its values are another encoding (codes for labels, say), and an
-        attack on them would be measured against nothing. Columns with no unknown level are left out."""
-        shares = {}
+    def unknown_levels(self, real: pd.DataFrame, other: pd.DataFrame, what: str = "synthetic data",
+                       reference: str = "real data") -> dict[str, dict]:
+        """Per categorical column, the values of `other` whose level is neither in `real` nor among the
+        declared `levels` (both conformed): {column: {"share", "count", "levels"}}, `share` of the
+        column's non-missing values, `levels` the unknown levels, most frequent first. A column that
+        shares no level at all with them is refused: its values are another encoding (codes for
+        labels, say), and an attack on them would be measured against nothing. Columns with no
+        unknown level are left out."""
+        found = {}
         for column in self.categorical:
-            values = synthetic[column].dropna()
+            values = other[column].dropna()
             if not len(values):
                 continue
             known = set(real[column].dropna()) | set(self.levels.get(column, []))
@@ -197,10 +220,20 @@ class DatasetSchema:
                 raise DataError(
                     f"{what}: categorical column '{column}' shares no level with the {reference}: "
                     f"{what} levels {_show_levels(values)}, {reference} levels {_show_levels(pd.Series(sorted(known)))}; "
-                    "the synthetic data use another encoding: recode them to the real levels")
+                    f"{what} writes this column in another encoding than the {reference}: recode it to the same "
+                    "levels")
             if not inside.all():
-                shares[column] = float(1.0 - inside.mean())
-        return shares
+                outside = values[~inside]
+                found[column] = {"share": float(1.0 - inside.mean()), "count": int(len(outside)),
+                                 "levels": [str(v) for v in outside.value_counts().index]}
+        return found
+
+    def unknown_level_shares(self, real: pd.DataFrame, synthetic: pd.DataFrame, what: str = "synthetic data",
+                             reference: str = "real data") -> dict[str, float]:
+        """Per categorical column, the share of `synthetic`'s non-missing values whose level no real
+        record or declared level has (`unknown_levels`)."""
+        return {column: entry["share"]
+                for column, entry in self.unknown_levels(real, synthetic, what, reference).items()}
 
     def check_levels(self, df: pd.DataFrame, what: str = "data") -> None:
         """Categorical columns need at least two levels (missing counts as a level)."""
@@ -213,17 +246,29 @@ class DatasetSchema:
                 )
 
 
-def _domain_metadata(columns: dict, origin: str) -> tuple[dict, dict]:
-    """`levels` (categorical only, as strings like the data) and `bounds` (numeric only, low < high)."""
+def _ignore_case(columns: dict, origin: str) -> tuple[str, ...]:
+    """The categorical columns marked `ignore_case: true`."""
+    marked = tuple(name for name, spec in columns.items() if spec.get("ignore_case"))
+    for name in marked:
+        if columns[name]["type"] != CATEGORICAL:
+            raise SchemaError(f"{origin}: column '{name}' is {columns[name]['type']}; 'ignore_case' belongs to "
+                              "categorical columns")
+    return marked
+
+
+def _domain_metadata(columns: dict, origin: str, ignore_case: tuple[str, ...] = ()) -> tuple[dict, dict]:
+    """`levels` (categorical only, in the canonical text of the data: `synthrisk.data.canonical`) and
+    `bounds` (numeric only, low < high)."""
     levels, bounds = {}, {}
     for name, spec in columns.items():
         if "levels" in spec:
             if spec["type"] != CATEGORICAL:
                 raise SchemaError(f"{origin}: column '{name}' is {spec['type']}; 'levels' belong to categorical "
                                   "columns (give a numeric column 'bounds')")
-            strings = [str(v) for v in spec["levels"]]
+            strings = [canonical_value(v, ignore_case=name in ignore_case)[0] for v in spec["levels"]]
             if len(set(strings)) != len(strings):
-                raise SchemaError(f"{origin}: column '{name}': 'levels' repeat a value once read as text")
+                raise SchemaError(f"{origin}: column '{name}': 'levels' repeat a value once written in canonical "
+                                  "text (the same text, number or truth value written two ways)")
             levels[name] = strings
         if "bounds" in spec:
             if spec["type"] == CATEGORICAL:
@@ -247,18 +292,7 @@ def _check_declared_levels(values: pd.Series, levels: list[str], where: str) -> 
 
 
 def _cast(series: pd.Series, kind: str, where: str) -> pd.Series:
-    if kind == CATEGORICAL:
-        # Strings throughout, so that 1 and "1" are one level and parquet round-trips keep the type.
-        # A whole float is written as the integer it is: pandas reads a 0/1 column with one blank cell
-        # as float, and "1.0" in one file against "1" in another would make every record mismatch.
-        values = series.astype(object)
-        present = values.notna()
-        try:
-            # Each distinct value once (a census file holds millions of cells and few levels).
-            texts = {v: _level_text(v) for v in pd.unique(values[present])}
-        except TypeError:  # unhashable cells (lists, dicts): one at a time
-            return values.where(~present, values.map(_level_text)).astype(object)
-        return values.where(~present, values.map(texts)).astype(object)
+    """A numeric column (integer or continuous) checked and cast."""
     try:
         numeric = pd.to_numeric(series, errors="coerce")
     except (TypeError, ValueError, OverflowError):  # e.g. lists or other objects in a cell
@@ -292,11 +326,19 @@ def _cast(series: pd.Series, kind: str, where: str) -> pd.Series:
     return values
 
 
-def _level_text(value) -> str:
-    """The canonical text of a categorical value: whole floats without their '.0'."""
-    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
-        return str(int(value))
-    return str(value)
+def _canonical_names(df: pd.DataFrame, what: str, changes: list | None) -> pd.DataFrame:
+    """`df` with its column names in canonical text; two names that become one are refused."""
+    names = [canonical_name(c) for c in df.columns]
+    if names == list(df.columns):
+        return df
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:
+        raise SchemaError(f"{what}: column names {[str(c) for c in df.columns if canonical_name(c) in clashes]} are "
+                          "the same name once spaces and the Unicode form are set aside; rename one of them")
+    if changes is not None:
+        changes += [{"column": new, "change": "column name written another way (whitespace, Unicode form, a number)",
+                     "count": 1} for old, new in zip(df.columns, names) if old != new]
+    return df.set_axis(names, axis=1)
 
 
 def _show_levels(values: pd.Series, limit: int = 10) -> str:
@@ -326,14 +368,12 @@ def _check_names(columns: dict, sensitive: list[str], origin: str) -> None:
 
 
 def load_schema(path: str | Path) -> DatasetSchema:
-    """Read and validate a dataset schema YAML file."""
-    path = Path(path)
-    if not path.exists():
-        raise SchemaError(f"{path}: schema file does not exist")
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise SchemaError(f"{path}: not valid YAML: {exc}") from None
+    """Read and validate a dataset schema YAML file; errors name the file and the cause."""
+    from ..io import read_yaml
+
+    raw = read_yaml(path, "schema", SchemaError)
+    if raw is None:
+        raise SchemaError(f"{path}: the schema file is empty; write one with `synthrisk schema infer`")
     if not isinstance(raw, dict):
         raise SchemaError(f"{path}: a dataset schema must be a mapping")
     return DatasetSchema.from_dict(raw, origin=str(path))

@@ -112,13 +112,11 @@ def config_policy(config: dict) -> Policy:
 
 
 def load_policy(path: str | Path) -> Policy:
-    import yaml
+    """A `--policy` YAML file as a Policy; an empty file is refused (it would silently be the default)."""
+    from ..io import read_yaml
 
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"--policy: {path} does not exist")
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"--policy: {path} is not valid YAML: {exc}") from None
+    raw = read_yaml(path, "--policy", ConfigError)
+    if raw is None:
+        raise ConfigError(f"--policy: {path} is empty; give at least one of {list(KEYS)}, or leave out --policy "
+                          "for the default policy")
     return policy_from_mapping(raw, what=str(path))

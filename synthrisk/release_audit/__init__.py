@@ -46,10 +46,31 @@ def compute(data: AuditInput, work: Path, bar: bool | None = None, policy: Polic
     say("summarising")
     policy = policy or Policy()
     evidence, risks = summarise(runs, measures, work, policy)
+    write_input_table(data, work / "tables" / INPUT_TABLE)
     page.write_figures(evidence, work / "figures")
     result = report.build(data, runs, measures, evidence, risks, work, time.perf_counter() - start, policy)
     page.render(result, work / "figures", work / HTML)
     return result
+
+
+#: the table of what the typing pass normalised and which unknown levels it found, beside the measures'
+INPUT_TABLE = "inputs.csv"
+INPUT_COLUMNS = ["file", "path", "column", "check", "count", "share", "levels"]
+
+
+def write_input_table(data: AuditInput, path: Path) -> None:
+    """One row per file, column and normalisation (`check`: the change made), and per column with
+    levels its reference records never have (`check`: unknown levels, with their share)."""
+    import pandas as pd
+
+    from ..io import write_table
+
+    rows = [{"file": e["file"], "path": e["path"], "column": e["column"], "check": e["change"], "count": e["count"]}
+            for e in data.normalised]
+    rows += [{"file": e["file"], "path": e["path"], "column": e["column"], "check": "unknown levels",
+              "count": e["count"], "share": e["share"], "levels": " | ".join(e["levels"][:20])}
+             for e in data.unknown_levels]
+    write_table(pd.DataFrame(rows, columns=INPUT_COLUMNS), path)
 
 
 def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = None, bar: bool | None = None,
@@ -57,9 +78,10 @@ def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = 
     """Run the audit on checked input and write out/audit.html, out/audit.json, out/tables/*.csv
     (the measures' tables) and, for an inferred schema, out/schema.yaml. Returns the JSON.
 
-    Everything is written into a staging folder inside `out` and moved into place at the end, with
-    the completion marker last (`synthrisk.outputs.AuditFolder`): a killed audit leaves no half-written
-    page, and no file synthrisk did not write is touched."""
+    Everything is written into a staging folder inside `out`; publishing checks every target first
+    and then moves them into place, with the completion marker last (`synthrisk.outputs.AuditFolder`):
+    a refused publish leaves `out` as it was, a killed audit leaves no half-written page, and no file
+    synthrisk did not write is touched."""
     from ..io import write_json
 
     if folder is None:
@@ -89,10 +111,11 @@ def _folder(out, files: dict, schema: str | None, writes_schema: bool) -> AuditF
 
 def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None, read_options=None, aux=None,
           bar: bool | None = None, policy: Policy | str | Path | None = None) -> dict:
-    """Lock and clear `out` of a previous audit (refusing a folder that is not writable or holds files
-    synthrisk did not write), read and check the files (errors name the file and column), then
-    `write_audit`. `read_options` (a mapping of `synthrisk.io.ReadOptions`) apply to every text file;
-    by default a schema's `source.options` do. `bar`: a progress bar on stderr (default: when stderr
+    """Lock `out` (refusing a folder that is not writable, that another audit writes into, or whose
+    targets hold files synthrisk did not write; the previous audit's files stay until this one
+    publishes), read and check the files (errors name the file and column), then `write_audit`.
+    `read_options` (a mapping of `synthrisk.io.ReadOptions`) apply to every text file; by default a
+    schema's `source.options` do. `bar`: a progress bar on stderr (default: when stderr
     is a terminal). `policy`: a `Policy`, its mapping, or the path of a policy YAML (default: `Policy()`, the
     published 0.09 threshold at family-wise level 0.05)."""
     policy = as_policy(policy)

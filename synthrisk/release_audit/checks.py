@@ -86,9 +86,29 @@ def _permutation_repeats(train_keys: np.ndarray, holdout_keys: np.ndarray, stati
         shuffled = rng.permutation(codes)
         for name, statistic in statistics.items():
             null[name][b] = statistic(shuffled[:n_train], shuffled[n_train:], n_codes)
-    return {name: Repeats(count=int(observed[name]), n=n, expected_share=float(null[name].mean() / n) if n else 0.0,
+    expected = _expected_from_train(codes[:n_train], n, n_codes, rng)
+    return {name: Repeats(count=int(observed[name]), n=n, expected_share=expected[name],
                           p_value=float((1 + np.sum(null[name] >= observed[name])) / (PERMUTATIONS + 1)))
             for name in statistics}
+
+
+#: random subsets of the training records that estimate the repeat share expected in a holdout
+EXPECTED_DRAWS = 20
+
+
+def _expected_from_train(train: np.ndarray, n_holdout: int, n_codes: int, rng) -> dict:
+    """The shares expected for a clean holdout, from the training records alone, so that a holdout
+    contaminated with training records (or with copies of its own) does not inflate its own
+    yardstick: `in_first`, the share of training records that occur again among the other training
+    records (each one is a draw of the population checked against the rest); `repeated`, the share
+    of records repeating another in random subsets of the training records of the holdout's size
+    (all of them when the holdout is larger)."""
+    counts = np.bincount(train, minlength=n_codes)
+    in_first = float((counts[train] > 1).mean()) if len(train) else 0.0
+    size = min(n_holdout, len(train))
+    shares = [_repeated(None, rng.choice(train, size=size, replace=False), n_codes) / size
+              for _ in range(EXPECTED_DRAWS)] if size else [0.0]
+    return {"in_first": in_first, "repeated": float(np.mean(shares))}
 
 
 def _in_train(train, holdout, n_codes) -> int:
@@ -103,7 +123,8 @@ def _repeated(train, holdout, n_codes) -> int:
 
 def overlaps(first: pd.DataFrame, second: pd.DataFrame, columns: list[str], seed: int = 0) -> dict:
     """Of `second`'s records: those found value for value in `first` (`in_first`) and those that repeat
-    another record of `second` (`repeated`), each against random splits of the pooled records."""
+    another record of `second` (`repeated`), each tested against random splits of the pooled records,
+    with the share expected for a clean file estimated from `first` alone."""
     return _permutation_repeats(record_keys(first, columns), record_keys(second, columns),
                                 {"in_first": _in_train, "repeated": _repeated}, seed)
 
@@ -174,6 +195,43 @@ def same_population(members: pd.DataFrame, holdout: pd.DataFrame, schema: Datase
             "n_evaluated": int(len(held))}
 
 
+#: a level held by at least this share of one file's records and never by the other's is named as
+#: a difference of formatting (a spelling, a code) when the two files can be told apart
+FORMATTING_SHARE = 0.02
+
+
+def formatting_differences(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetSchema,
+                           paths: dict) -> list[str]:
+    """How the two real files write columns differently, after the typing pass: levels that one file
+    holds in at least FORMATTING_SHARE of its records and the other never, and numeric columns that
+    one file writes in whole numbers and the other with fractions, or at another scale (the medians
+    a factor of 10 or more apart). One sentence per column; empty when none is found."""
+    hints = []
+    files = {paths["train"]: members, paths["holdout"]: holdout}
+    for column in schema.columns:
+        if schema.is_categorical(column):
+            for (name, frame), (_, other) in ((a, b) for a in files.items() for b in files.items() if a[0] != b[0]):
+                values = frame[column].dropna()
+                alone = values[~values.isin(set(other[column].dropna()))]
+                if len(values) and len(alone) / len(values) >= FORMATTING_SHARE:
+                    shown = [str(v) for v in alone.value_counts().index[:3]]
+                    hints.append(f"column '{column}': {len(alone) / len(values):.0%} of {name} hold level(s) {shown} "
+                                 "the other file never has")
+            continue
+        first, second = (frame[column].dropna().astype(float) for frame in files.values())
+        if not len(first) or not len(second):
+            continue
+        fractions = [float((v != np.round(v)).mean()) for v in (first, second)]
+        if min(fractions) == 0 and max(fractions) >= 0.5:
+            hints.append(f"column '{column}': one file holds whole numbers only, the other mostly fractions (rounded "
+                         "in one of them?)")
+        medians = sorted(abs(float(v.median())) for v in (first, second))
+        if medians[0] > 0 and medians[1] / medians[0] >= 10:
+            hints.append(f"column '{column}': the medians are {medians[1] / medians[0]:.0f} times apart (other "
+                         "units?)")
+    return hints
+
+
 def record_checks(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetSchema, paths: dict,
                   seed: int) -> tuple[dict, list[str]]:
     """The holdout's overlap with the training records, its own repeats and the same-population test:
@@ -185,13 +243,14 @@ def record_checks(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetS
     if overlap.excessive:
         raise RecordCheckError(
             f"{held}: {overlap.count} of {overlap.n} holdout records ({overlap.share:.1%}) also occur, value for value, "
-            f"in {train}, against {overlap.expected_share:.1%} expected for two draws of one population (random splits "
-            f"of the pooled records; permutation p = {overlap.p_value:.2g}); the holdout must hold people the "
-            "generator never saw: remove the training records from it")
+            f"in {train}, against {overlap.expected_share:.1%} expected for a draw of the same population (the share of "
+            f"training records that occur again among the other training records; permutation p = "
+            f"{overlap.p_value:.2g}); the holdout must hold people the generator never saw: remove the training "
+            "records from it")
     if repeats.excessive:
         raise RecordCheckError(
             f"{held}: {repeats.count} of {repeats.n} holdout records ({repeats.share:.1%}) are copies of another holdout "
-            f"record, against {repeats.expected_share:.1%} in random splits of the pooled records (permutation p = "
+            f"record, against {repeats.expected_share:.1%} in as many training records (permutation p = "
             f"{repeats.p_value:.2g}); copies of one person would count as independent evidence: remove the repeated "
             "records")
     population = same_population(members, holdout, schema, seed)
@@ -200,9 +259,17 @@ def record_checks(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetS
         notes.append(f"{overlap.count} of {overlap.n} holdout records also occur value for value in the training file "
                      f"({overlap.share:.1%}; {overlap.expected_share:.1%} expected by chance)")
     if population["differs"]:
-        notes.append(f"a classifier tells training from holdout records (AUC {population['auc']:.3f}, p = "
-                     f"{population['p_value']:.2g} < {SAME_POPULATION_LEVEL:g}): they do not look like draws of one "
-                     "population, so every membership verdict below is unreliable")
+        hints = formatting_differences(members, holdout, schema, paths)
+        population["formatting"] = hints
+        found_by = (f"a classifier tells training from holdout records (AUC {population['auc']:.3f}, p = "
+                    f"{population['p_value']:.2g} < {SAME_POPULATION_LEVEL:g})")
+        if hints:
+            notes.append(f"{found_by}, and the two files write some columns differently: {'; '.join(hints)}. Write "
+                         "both files alike (the same codes, units and rounding) and rerun; until then every verdict "
+                         "read against the holdout is unreliable")
+        else:
+            notes.append(f"{found_by}: they do not look like draws of one population, so every membership verdict "
+                         "below is unreliable")
     figures = {"holdout_in_train": overlap.count, "holdout_in_train_share": overlap.share,
                "holdout_in_train_expected": overlap.expected_share, "holdout_repeats": repeats.count,
                "holdout_repeats_expected": repeats.expected_share, "same_population": population}
@@ -220,8 +287,8 @@ def aux_checks(members: pd.DataFrame, holdout: pd.DataFrame, aux: pd.DataFrame, 
         if overlap.excessive:
             raise DataError(
                 f"{paths['aux']}: {overlap.count} of {overlap.n} auxiliary records ({overlap.share:.1%}) also occur, "
-                f"value for value, in {paths[role]}, against {overlap.expected_share:.1%} in random splits of the "
-                f"pooled records (permutation p = {overlap.p_value:.2g}); the "
+                f"value for value, in {paths[role]}, against {overlap.expected_share:.1%} expected for a draw of the same "
+                f"population (permutation p = {overlap.p_value:.2g}); the "
                 "auxiliary records must be people outside both the training and the holdout file")
         found[f"aux_in_{role}"] = overlap.count
     return found

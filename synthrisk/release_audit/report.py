@@ -82,10 +82,16 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
         # when the holdout is another population, any difference between the two files looks like
         # leakage (or hides it).
         if population.get("differs") and measure.compares_with_holdout(row):
-            entry["unreliable"] = (f"training and holdout records do not look like one population (classifier AUC "
-                                   f"{population['auc']:.3f}, p = {population['p_value']:.2g}): this verdict compares "
-                                   "the release with records of another population")
-            entry["verdict"] = f"{entry['verdict']} (unreliable: the holdout is not of the training records' population)"
+            told = f"classifier AUC {population['auc']:.3f}, p = {population['p_value']:.2g}"
+            if population.get("formatting"):
+                entry["unreliable"] = (f"training and holdout records can be told apart ({told}) and write some "
+                                       f"columns differently ({'; '.join(population['formatting'])}): this verdict "
+                                       "compares the release with records written another way")
+                entry["verdict"] = f"{entry['verdict']} (unreliable: the holdout is written unlike the training records)"
+            else:
+                entry["unreliable"] = (f"training and holdout records do not look like one population ({told}): this "
+                                       "verdict compares the release with records of another population")
+                entry["verdict"] = f"{entry['verdict']} (unreliable: the holdout is not of the training records' population)"
         entries.append(entry)
     return entries
 
@@ -145,7 +151,8 @@ def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, ris
                    "schema_inferred": data.inferred_yaml is not None,
                    "n_train": len(data.members), "n_holdout": len(data.holdout), "n_synthetic": len(data.synthetic),
                    "n_aux": 0 if data.aux is None else len(data.aux),
-                   "checks": data.checks, "notes": list(data.notes)},
+                   "checks": data.checks, "notes": list(data.notes),
+                   "normalised": list(data.normalised), "unknown_levels": list(data.unknown_levels)},
         "schema": data.schema.to_dict(),
         "seed": SEED,
         "policy": {**(policy or Policy()).to_dict(), "statement": (policy or Policy()).statement()},

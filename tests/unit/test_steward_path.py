@@ -174,11 +174,12 @@ def test_an_edited_inferred_schema_is_never_overwritten(files, quick, tmp_path, 
     assert main(args) == 0
     edited = (tmp_path / "schema.yaml").read_text() + "# my edit\n"
     (tmp_path / "schema.yaml").write_text(edited)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     err = refused(args, capsys)
     assert "schema.yaml" in err and f"--schema {tmp_path / 'schema.yaml'}" in err
-    assert (tmp_path / "schema.yaml").read_text() == edited
-    # The refused rerun leaves no complete-looking page of the earlier run behind.
-    assert not (tmp_path / "audit.html").exists() and not (tmp_path / AUDIT_COMPLETE).exists()
+    # The refused rerun leaves the folder as it was: the earlier audit, complete, and the edit.
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    assert (tmp_path / "audit.html").exists() and (tmp_path / AUDIT_COMPLETE).exists()
     # Rerun as the message says: the edited schema is read, and kept.
     assert main(audit_args(files, tmp_path, schema=str(tmp_path / "schema.yaml"))) == 0
     assert (tmp_path / "schema.yaml").read_text() == edited and (tmp_path / AUDIT_COMPLETE).exists()
