@@ -42,10 +42,9 @@ def run_infer(args) -> str:
     text = schema_yaml(frame, args.name or dataset_name(args.file), source, args.sensitive,
                        args.domain_from_data, what=Path(args.file).name)
     if args.out:
-        from ..outputs import check_output_file, record_written
+        from ..outputs import check_output_file, write_file
 
-        out = check_output_file(args.out, {"FILE": args.file})
-        out.write_text(text)
-        record_written(out, command="schema infer")
+        # Its folder is created if missing; the file is written in one step and recorded as synthrisk's.
+        write_file(check_output_file(args.out, {"FILE": args.file}), text, command="schema infer", option="--out")
         return f"wrote {args.out}\n"
     return text

@@ -351,6 +351,9 @@ def test_schema_infer_audit_python_and_audit_again_each_leave_a_complete_folder(
 
     assert main(["schema", "infer", str(files["train"]), "--sensitive", "income", "--out", str(out / SCHEMA)]) == 0
     assert main([*audit, "--sensitive", "income"]) == 0, capsys.readouterr().err
+    # schema infer creates a folder that does not exist yet (it raised FileNotFoundError).
+    assert main(["schema", "infer", str(files["train"]), "--sensitive", "income", "--out",
+                 str(tmp_path / "new" / SCHEMA)]) == 0 and (tmp_path / "new" / SCHEMA).is_file()
     assert SCHEMA in assert_complete(out)["files"]
     result = synthrisk.audit(files["train"], files["synthetic"], files["holdout"], sensitive="income")
     result.to_html(out / HTML)
