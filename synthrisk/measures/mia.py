@@ -28,6 +28,11 @@ AUC_ATTACKS = {"kde_true": "KDE (true distribution)", "kde_realistic": "KDE (rea
 ORACLE_ATTACKS = {"kde_true"}
 
 
+#: the per-record score of each label-free membership attack, as `exposed_members` reads it
+#: ("distance": closer to the release is more likely a member)
+MEMBER_SCORES = {"method1": "distance", "kde_realistic": "p_member_realistic"}
+
+
 def flagged_members(records: pd.DataFrame, score: str, fpr: float = 1e-2) -> pd.DataFrame | None:
     """(row_id, flag) of the members of a membership attack's per-record table (`member` 1/0 and
     the attack's `score`, higher = more likely a member): flagged when scored above all but `fpr`
@@ -116,5 +121,13 @@ class Mia(Measure):
         return membership_auc(row)
 
     def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
-        """The members the KDE attack's true-distribution score flags at FPR 1e-2."""
-        return flagged_members(records, "p_member_true")
+        """The members that the verdict's own attack (`row["attack"]`) flags at FPR 1e-2, by its own
+        score: Method 1 by closeness to the release (minus the distance), the realistic KDE attack
+        by its membership probability. Never the true-distribution KDE score: that oracle reads the
+        member and holdout labels, which no attacker has. None for an attack without a per-record
+        score."""
+        score = MEMBER_SCORES.get(row.get("attack"))
+        if score is None or score not in records:
+            return None
+        signed = records.assign(**{score: records[score] * (-1.0 if score == "distance" else 1.0)})
+        return flagged_members(signed, score)

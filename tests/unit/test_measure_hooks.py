@@ -158,3 +158,22 @@ def test_rapid_names_its_unit_and_reads_the_holdout_only_for_the_member_excess()
         assert measure.unit_of(ROWS[name][0]) is None
         # their control set is the holdout: another population's holdout makes them unreliable too
         assert measure.compares_with_holdout({"risk": measure.risk, **ROWS[name][0]})
+
+
+def test_membership_names_the_members_by_the_winning_attacks_own_score_never_the_oracles():
+    """Issue #42: the page's exposed members came from the true-distribution KDE oracle (it reads the
+    member and holdout labels) even when Method 1 won. Here the oracle and Method 1 disagree about
+    every member: the flags follow the attack of the verdict's row."""
+    mia = builtin_measures()["mia"]
+    n = 200
+    member = np.r_[np.ones(n), np.zeros(n)].astype(int)
+    distance = np.r_[np.zeros(10), np.ones(n - 10), np.linspace(0.5, 2.0, n)]  # 10 copied members
+    oracle = np.r_[np.linspace(0, 0.1, n), np.linspace(0, 0.5, n)]  # would flag no member at FPR 1e-2
+    realistic = np.r_[np.full(n - 5, 0.1), np.full(5, 0.99), np.full(n, 0.2)]
+    records = pd.DataFrame({"row_id": np.arange(2 * n), "member": member, "distance": distance,
+                            "p_member_true": oracle, "p_member_realistic": realistic})
+    method1 = mia.exposed_members({"attack": "method1"}, records)
+    assert method1["flag"].tolist() == [True] * 10 + [False] * (n - 10)
+    kde = mia.exposed_members({"attack": "kde_realistic"}, records)
+    assert kde["flag"].sum() == 5 and kde["flag"].iloc[-5:].all()
+    assert mia.exposed_members({"attack": "kde_true"}, records) is None
