@@ -27,8 +27,8 @@ __all__ = ["Audit", "audit"]
 
 #: the columns of `Audit.risks`, in order
 RISK_COLUMNS = ["risk", "level", "verdict", "attack", "measure", "metric", "value", "reference", "ci_low", "ci_high",
-                "p_holm", "threshold", "effect", "effect_low", "effect_high", "alpha", "detectable_effect",
-                "calibrated_power", "unreliable"]
+                "p_holm", "threshold", "scale", "effect", "effect_low", "effect_high", "alpha", "decide_factor",
+                "detectable_effect", "n_identified", "calibrated_power", "unreliable"]
 #: the columns of `Audit.measures`, in order
 MEASURE_COLUMNS = ["measure", "title", "risk", "status", "verdict", "reason", "subsample_note", "seconds"]
 
@@ -49,12 +49,14 @@ class Audit:
     @property
     def risks(self) -> pd.DataFrame:
         """One row per risk (membership, singling out, linkability, attribute inference): its level
-        (at risk / detectable, below the policy threshold / no evidence / not measured), the verdict
-        sentence, the strongest attack with its value, reference and interval, the Holm-adjusted
-        p-value, the policy threshold and the effect it is compared with, the family-wise level, the
-        smallest effect the audit detects with the policy's power, what the verdict detected in the
-        calibration study at the nearest calibrated size, and a warning when the verdict
-        compares the release with records of another population."""
+        (at risk / below the threshold / inconclusive / not measured), the verdict sentence, the
+        attack shown with its value, reference and interval, the Holm-adjusted p-value, the threshold
+        and the scale it is compared on, the effect and its simultaneous interval, the risk's level,
+        how many times the records would decide an inconclusive risk, the smallest effect the audit
+        detects with the policy's power, the members named, what the verdict detected in the
+        calibration study at the nearest calibrated size (when the policy reads risks at the study's
+        level), and a warning when the verdict compares the release with records of another
+        population."""
         rows = []
         for entry in self.report["risks"]:
             attack = entry.get("strongest_attack") or {}
@@ -62,10 +64,25 @@ class Audit:
             rows.append({"risk": entry["risk"], "level": entry["level"], "verdict": entry["verdict"],
                          **{k: attack.get(k) for k in ("attack", "measure", "metric", "value", "reference", "ci_low",
                                                        "ci_high")},
-                         **{k: policy.get(k) for k in ("p_holm", "threshold", "effect", "effect_low", "effect_high",
-                                                       "alpha", "detectable_effect")},
+                         **{k: policy.get(k) for k in ("p_holm", "threshold", "scale", "effect", "effect_low",
+                                                       "effect_high", "alpha", "decide_factor", "detectable_effect")},
+                         "n_identified": entry.get("n_identified"),
                          "calibrated_power": entry.get("calibrated_power"), "unreliable": entry.get("unreliable")})
         return pd.DataFrame(rows, columns=RISK_COLUMNS)
+
+    @property
+    def answer(self) -> str:
+        """The audit's answer to "does this audit support releasing this file?": "yes" (every risk
+        below its threshold), "no" (a risk at risk) or "inconclusive"."""
+        return self.report["release"]["answer"]
+
+    @property
+    def identified(self) -> pd.DataFrame:
+        """The training records the audit names as members (false-discovery rate controlled), one row
+        each: risk, row_id (row of the training file), attack, score, p_value."""
+        rows = [{"risk": entry["risk"], **member} for entry in self.report["risks"]
+                for member in entry.get("identified") or []]
+        return pd.DataFrame(rows, columns=["risk", "row_id", "attack", "score", "p_value"])
 
     @property
     def measures(self) -> pd.DataFrame:
@@ -110,7 +127,7 @@ class Audit:
     def __repr__(self) -> str:
         inputs = self.report["inputs"]
         lines = [f"Audit of {inputs['n_synthetic']} synthetic records against {inputs['n_train']} training and "
-                 f"{inputs['n_holdout']} holdout records ({self.policy})"]
+                 f"{inputs['n_holdout']} holdout records ({self.policy})", self.report["release"]["sentence"]]
         lines += [f"  {entry['label']}: {entry['verdict']}" for entry in self.report["risks"]]
         return "\n".join(lines)
 

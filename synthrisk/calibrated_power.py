@@ -61,9 +61,9 @@ def publish_table(table: pd.DataFrame, commit: str) -> pd.DataFrame:
 
 
 def quote(risk: str, n_train: int, policy, yours: str = "this file has") -> str | None:
-    """`statement` at the policy's power, or None when the policy's family-wise level is not the one
-    the study's verdicts were read at (its power would not be this run's verdict's)."""
-    if not math.isclose(policy.alpha, STUDY_ALPHA):
+    """`statement` at the policy's power, or None when the level a risk is read at is not the one the
+    study's verdicts were read at (its power would not be this run's verdict's)."""
+    if not math.isclose(policy.risk_alpha, STUDY_ALPHA):
         return None
     return statement(risk, n_train, power=policy.power, yours=yours)
 

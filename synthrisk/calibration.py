@@ -186,8 +186,8 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
 def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, policy: Policy | None = None,
           measures: tuple[str, ...] = RISK_MEASURES, progress=None,
           only: dict[int, set[str]] | None = None, settings: dict | None = None) -> pd.DataFrame:
-    """One row per (split, release kind, risk or attack): `verdict` 1 when the risk is not "no
-    evidence" (resp. the attack beats its reference), `material` 1 when the risk is "at risk".
+    """One row per (split, release kind, risk or attack): `verdict` 1 when an attack of the risk beats
+    its reference (resp. the attack does), `material` 1 when the risk is "at risk".
 
     `only` {split: release kinds}: audit just these releases of these splits, an earlier study's rows
     re-checked by the current code (`splits` is then ignored). The splits are drawn as that study drew
@@ -218,7 +218,7 @@ def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, po
                 risks, attacks, checked = audit_frames(members, holdout, synthetic, schema, policy, measures,
                                                        checked, settings)
                 found += [{**key, "release": kind, "risk": r.risk, "attack": RISK_VERDICT,
-                           "verdict": int(r.level != LEVELS["no_evidence"]), "material": int(r.level == LEVELS["at_risk"])}
+                           "verdict": int(bool(r.beats)), "material": int(r.level == LEVELS["at_risk"])}
                           for r in risks.itertuples()]
                 found += [{**key, "release": kind, "risk": a.risk, "attack": f"{a.measure}: {a.attack}",
                            "verdict": int(a.beats), "material": np.nan} for a in attacks.itertuples()]

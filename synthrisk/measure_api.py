@@ -74,11 +74,11 @@ class Measurement:
         The one-sided p-value of the strongest attack beating its reference (its own test, before
         Holm's adjustment over the measure's attacks, which the verdict applies).
     verdict : str or None
-        The level (`synthrisk.measures.policy.LEVELS`): "at risk", "detectable, below the policy
-        threshold" or "no evidence"; None for utility, or when no attack gave a number.
+        The level (`synthrisk.measures.policy.LEVELS`): "at risk", "below the threshold" or
+        "inconclusive"; None for utility, or when no attack gave a number.
     statement : str or None
-        The verdict as one sentence: the strongest attack, its effect and simultaneous lower bound
-        against the policy threshold, how many attacks beat their reference.
+        The verdict as one sentence: the attack shown, its effect and simultaneous interval against
+        the policy threshold, how many attacks beat their reference.
     records : DataFrame
         The per-record table (row ids, never real values: members are numbered from 0 in the order
         of `train`, holdout records after them, unless the frames carry a `row_id` column). A

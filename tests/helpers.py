@@ -32,6 +32,7 @@ def tiny_config(tmp_path, generators=None, **extra):
     config["rapid"] = {"attackers": ["logit", "linear"], "n_trees": 10, "permutations": 99}
     config["mia"] = {"thresholds": [0.01, 0.05, 0.1]}
     config["dcr"] = {}
+    config["exposure"] = {}
     config["domias"] = {}
     config["dp"] = {"families": ["gaussian", "logistic"], "epsilons": [0.5, 2.0], "reps": 20, "n": 500,
                     "n_grid": [500, 2000], "clip_multipliers": [0.5, 1.0], "noise_aware_reps": 5,

@@ -22,6 +22,9 @@ verdict row of `synthrisk.measures.verdict.risk_table` (a dict: `attack`, `metri
 - `exposed_members(row, records)`: from the attack's per-record table, the (row_id, flag) table of
   the attacked members, flag = the attack got the member right; the audit's most exposed subgroups
   are read from it (default None: no subgroups, as for a table that is not per member);
+- `identified_members(row, records)`: the members the attack names with a controlled
+  false-discovery rate (its evidence row's `n_identified`), each with its training-file row, score
+  and p-value, for the page and the JSON (default: nobody);
 - `unit_of(row)`: the unit whose run holds the attack's records (default None: the measure has no
   units; RAPID: `{attacker}-{sensitive}`);
 - `compares_with_holdout(row)`: whether the attack reads the members against the holdout as
@@ -52,13 +55,15 @@ RISKS = {
     "linkability": "linkability",
 }
 # Columns of `Measure.evidence()`; `synthrisk.measures.verdict` reads nothing else.
-# `p_value`: the one-sided p-value of "the attack beats its reference" (over seeds, their median);
+# `p_value`: the one-sided p-value of "the attack beats its reference" (over seeds, twice their median);
 # `ci_low`/`ci_high`: the value's 95% interval; `effect_scale`: what (value - reference) is
 # multiplied by to give the attack's effect on the policy scale of `synthrisk.measures.policy`
-# (2 for an AUC or a share of 0.5 at chance: the advantage over chance; 1 for a rate over a floor).
+# (2 for an AUC or a share of 0.5 at chance: the advantage over chance; 1 for a rate over a floor);
+# `n_identified`: members the attack names with a controlled false-discovery rate (any makes the
+# risk at risk; 0 for an attack that names nobody).
 EVIDENCE_COLUMNS = ["dataset", "generator", "risk", "measure", "attack", "metric", "value", "reference",
                     "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02", "tpr_at_1e-03", "detail",
-                    "p_value", "effect_scale"]
+                    "p_value", "effect_scale", "n_identified"]
 
 
 class NotApplicable(Exception):
@@ -199,6 +204,12 @@ class Measure:
         run of `unit_of(row)`, not empty): flag = the attack got the member right. None when the
         records are not per member (the audit then shows no subgroups)."""
         return None
+
+    def identified_members(self, row: dict, records: pd.DataFrame) -> list[dict]:
+        """The members the attack of the verdict row names (its evidence row's `n_identified`), from its
+        per-record table: one entry per member with `row_id` (the row of the training file), `attack`,
+        `score` and `p_value`. Empty for a measure that names nobody."""
+        return []
 
     def unit_of(self, row: dict) -> str | None:
         """The unit whose run's records hold the attack of the verdict row (None: no units)."""

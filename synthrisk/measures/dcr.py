@@ -5,7 +5,7 @@ Summary JSON: `DcrResult.to_json()` (`share_closer_to_member`, `share_interval` 
 permutation sd), `p_value_one_sided` (the member/holdout permutation test), `p_value_sign_test` (for
 comparison), DCR and NNDR quantiles, exact copies, the design). Per-record table: one row per
 synthetic record scored (its index, nearest member and holdout row ids, distances, NNDR). `beats`
-and the evidence row's p-value (median over seeds) are the permutation test's."""
+and the evidence row's p-value (merged over seeds: twice the median) are the permutation test's."""
 
 from __future__ import annotations
 
@@ -86,8 +86,8 @@ class Dcr(Measure):
         return tabulate.evidence_rows(
             table, self.risk, self.name, "DCR closer to members", "share closer to members", "share_mean", 0.5,
             "reference: 0.5 (as close to unseen records as to members); p: permutation test of the member/holdout "
-            "labels over the pooled real records (median over seeds); interval: share +- 1.96 sd of the share over "
-            "those relabellings (synthetic records sharing a nearest record included), widest over seeds",
+            "labels over the pooled real records (merged over seeds: twice the median); interval: share +- 1.96 sd "
+            "of the share over those relabellings (synthetic records sharing a nearest record included), widest over seeds",
             effect_scale=2.0)
 
     # --- the steward's audit (no subgroups: the per-record table is per synthetic record) ---------

@@ -114,7 +114,7 @@ class Mia(Measure):
             "tpr_at_1e-03": table.get("tpr_at_1e-03_mean", np.nan),
             "detail": "reference: AUC 0.5 and TPR = FPR at 1e-2 (Mann-Whitney and beta-binomial tests, Holm "
                       "over the run's attacks); interval: Hanley-McNeil, widest over seeds",
-            "p_value": table.get("auc_p_value_median", np.nan), "effect_scale": 2.0})
+            "p_value": table.get("auc_p_value_merged", np.nan), "effect_scale": 2.0, "n_identified": 0})
 
     # --- the steward's audit ---------------------------------------------------------------------
     def explain(self, row: dict) -> str:

@@ -1,24 +1,31 @@
-"""The release policy a verdict is read against: the family-wise level of the tests, and per risk the
-smallest effect that matters (the policy threshold).
+"""The release policy a verdict is read against: the audit's family-wise level, and per risk the
+threshold that matters, on the scale the risk's effects are measured on.
 
-Detectable is not material. A large release makes a 0.6-point membership effect significant; that
-alone should not read like a copy of the training data. So a risk is
-- *at risk* when an attack beats its reference (Holm over the risk's attacks at `alpha`) and the
-  lower end of its simultaneous interval on the effect scale lies above the risk's threshold;
-- *detectable, below the policy threshold* when an attack beats its reference but no lower bound
-  clears the threshold;
-- *no evidence* when no attack beats its reference.
+A risk's verdict is a decision against its threshold, with three outcomes:
+- *at risk* when the lower end of an attack's simultaneous interval on the effect scale lies above
+  the threshold, or when a person is identified (a member named with a controlled false-discovery
+  rate, `synthrisk.exposure`);
+- *below the threshold* when every attack's simultaneous upper end lies below it (and nobody is
+  identified);
+- *inconclusive* otherwise: the audit cannot tell which side of the threshold the risk is on. The
+  verdict says what would decide it (about how many times the records, at the current estimate).
+Only *below the threshold* on every risk supports a release.
 
-Effects share one scale, "share of records exposed beyond chance": the advantage 2 (AUC - 0.5) of a
-membership score (2 (share - 1/2) for DCR: the share of synthetic records that are closer to a member
-than chance explains), the control-corrected risk of singling out, linkability and inference
-(Giomi et al. 2023), and the member excess of RAPID (members minus records the generator never saw).
+The family-wise level `alpha` is per audit: each of the four risks is read at `alpha / 4`
+(Bonferroni over the risks), within a risk Holm's procedure over its attacks decides which beat
+their reference, and the intervals are simultaneous over its attacks; so a release that is below
+every threshold is called at risk (or a below-the-threshold risk above it) in at most `alpha` of
+audits.
 
-The default threshold, 0.09 for every risk, is the re-identification probability used for the
-public release of clinical-trial data: the EMA's external guidance on Policy 0070 (2018, section
-3.3.3) and Health Canada's guidance on the public release of clinical information (2019). A
-steward with another policy sets `policy:` in the config or gives `synthrisk audit --policy FILE`
-(YAML with the same keys).
+Effects are measured on one scale per kind of attack, stated with the threshold (`SCALES`): the
+advantage 2 (AUC - 0.5) of a membership score (2 (share - 1/2) for DCR), the control-corrected
+risk of singling out, linkability and inference (Giomi et al. 2023), and the member excess of
+RAPID (members minus records the generator never saw). The default threshold, 0.09 on each of
+them, is a convention: the re-identification probability used for the public release of
+clinical-trial data (the EMA's external guidance on Policy 0070, 2018, section 3.3.3; Health
+Canada's guidance on the public release of clinical information, 2019), carried over to scales that
+are not re-identification probabilities. A steward with another policy sets `policy:` in the config
+or gives `synthrisk audit --policy FILE` (YAML with the same keys).
 """
 
 from __future__ import annotations
@@ -37,7 +44,16 @@ SOURCE = ("re-identification probability 0.09 of the EMA's Policy 0070 external 
           "guidance on the public release of clinical information")
 KEYS = ("alpha", "thresholds", "power", "source")
 
-LEVELS = {"at_risk": "at risk", "detectable": "detectable, below the policy threshold", "no_evidence": "no evidence"}
+LEVELS = {"at_risk": "at risk", "inconclusive": "inconclusive", "below": "below the threshold"}
+#: the audit's answer to "does this audit support releasing this file?"
+ANSWERS = {"yes": "yes", "no": "no", "inconclusive": "inconclusive"}
+#: what each risk's threshold is compared with
+SCALES = {
+    "membership": "membership advantage 2 (AUC - 0.5), or 2 (share closer to members - 0.5) for DCR",
+    "attribute_inference": "control-corrected inference risk, or RAPID's member excess (members minus holdout)",
+    "singling_out": "control-corrected singling-out risk",
+    "linkability": "control-corrected linkability risk",
+}
 
 
 @dataclass(frozen=True)
@@ -50,14 +66,20 @@ class Policy:
     def threshold(self, risk: str) -> float:
         return float(self.thresholds.get(risk, DEFAULT_THRESHOLD))
 
+    @property
+    def risk_alpha(self) -> float:
+        """The level each risk is read at: the audit's family-wise level shared by its risks."""
+        return self.alpha / len(RISKS)
+
     def to_dict(self) -> dict:
         return {"alpha": self.alpha, "power": self.power, "thresholds": dict(self.thresholds), "source": self.source}
 
     def statement(self) -> str:
-        shown = ", ".join(f"{RISKS.get(r, r)} {v:g}" for r, v in self.thresholds.items())
-        return (f"family-wise level {self.alpha:g} per risk (Holm over its attacks; intervals simultaneous over them); "
-                f"policy thresholds on the share of records exposed beyond chance: {shown} ({self.source}); "
-                f"detectable effects stated at {self.power:.0%} power")
+        shown = "; ".join(f"{RISKS.get(r, r)} {v:g} on the {SCALES.get(r, 'effect scale')}"
+                          for r, v in self.thresholds.items())
+        return (f"family-wise level {self.alpha:g} per audit ({self.risk_alpha:g} per risk, Bonferroni over the "
+                f"{len(RISKS)} risks; Holm over each risk's attacks, intervals simultaneous over them); thresholds: "
+                f"{shown} (a convention: {self.source}); detectable effects stated at {self.power:.0%} power")
 
 
 def policy_from_mapping(raw: dict | None, what: str = "policy") -> Policy:

@@ -131,7 +131,7 @@ class Rapid(Measure):
 
         With a holdout: the member excess (RAPID on the members minus the same attacker on holdout
         records it never saw) against 0, with its interval (Newcombe's, widest over seeds), its
-        exact one-sided permutation p-value (median over seeds) and the seeds where it is above 0
+        exact one-sided permutation p-value (merged over seeds: twice the median) and the seeds where it is above 0
         (Holm over the suite); RAPID against its chance floor is population-level inference,
         which a release of other people of the population carries as well, so it is named in the
         detail only. Without a holdout: RAPID against its chance floor (label-permutation mean, or
@@ -165,8 +165,8 @@ class Rapid(Measure):
             "n_seeds": table["n_seeds"],
             "n_seeds_beating": np.where(member, column("n_seeds_member_excess"), table["n_seeds_beating_chance"]),
             "tpr_at_1e-02": np.nan, "tpr_at_1e-03": np.nan, "detail": detail,
-            "p_value": np.where(member, column("member_excess_p_value_median"), column("p_value_max")),
-            "effect_scale": 1.0})
+            "p_value": np.where(member, column("member_excess_p_value_merged"), column("p_value_max")),
+            "effect_scale": 1.0, "n_identified": 0})
 
     # --- the steward's audit ---------------------------------------------------------------------
     @staticmethod

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import read_json
+from ..multiple_testing import merged_p_value
 from ..tables import write_table_formats
 
 PAIR = ["dataset", "generator"]
@@ -36,8 +37,8 @@ def over_seeds(runs: pd.DataFrame, by: list[str], means: list[str], beats: str |
                ci: tuple[str, str] | None = None, p_value: str | None = None) -> pd.DataFrame:
     """Per `by` group: `{m}_mean` and `{m}_sd` of each of `means` over ok runs, `n_seeds` (ok),
     `n_seeds_beating` (ok runs whose `beats` column is true), `ci_low_min` / `ci_high_max` (the
-    widest interval over seeds), `p_value_median` (the median over seeds of the `p_value` column: an
-    attack beats its reference in a majority of seeds at level a exactly when it is below a) and
+    widest interval over seeds), `p_value_merged` (the `p_value` column merged over seeds:
+    `synthrisk.multiple_testing.merged_p_value`, twice the median) and
     `status` ("ok", "failed k/n: error" or "skipped: reason")."""
     groups = []
     for key, group in runs.groupby(by, sort=True, dropna=False):
@@ -51,8 +52,7 @@ def over_seeds(runs: pd.DataFrame, by: list[str], means: list[str], beats: str |
             row["ci_low_min"] = pd.to_numeric(ok[ci[0]], errors="coerce").min() if len(ok) else np.nan
             row["ci_high_max"] = pd.to_numeric(ok[ci[1]], errors="coerce").max() if len(ok) else np.nan
         if p_value:
-            values = pd.to_numeric(ok[p_value], errors="coerce").dropna() if p_value in ok else pd.Series(dtype=float)
-            row["p_value_median"] = float(values.median()) if len(values) else np.nan
+            row["p_value_merged"] = merged_p_value(ok[p_value]) if p_value in ok else np.nan
         row["n_seeds"] = len(ok)
         row["n_seeds_beating"] = int(ok[beats].astype(bool).sum()) if beats and len(ok) else 0
         row["status"] = _status(group)
@@ -75,7 +75,7 @@ def write(table: pd.DataFrame, tables_dir, name: str) -> None:
 
 
 def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: str, value: str,
-                  reference, detail: str, tpr_2=np.nan, tpr_3=np.nan, p_value="p_value_median",
+                  reference, detail: str, tpr_2=np.nan, tpr_3=np.nan, p_value="p_value_merged",
                   effect_scale: float = 1.0) -> pd.DataFrame:
     """EVIDENCE_COLUMNS rows from an over-seeds table (ok rows only); `reference`, `tpr_2`, `tpr_3`
     and `p_value` are numbers or names of columns of `table`."""
@@ -92,4 +92,4 @@ def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: 
         "n_seeds": table["n_seeds"], "n_seeds_beating": table["n_seeds_beating"],
         "tpr_at_1e-02": column_or_value(tpr_2), "tpr_at_1e-03": column_or_value(tpr_3), "detail": detail,
         "p_value": (table[p_value] if p_value in table else np.nan) if isinstance(p_value, str) else p_value,
-        "effect_scale": effect_scale})
+        "effect_scale": effect_scale, "n_identified": 0})

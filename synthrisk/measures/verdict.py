@@ -1,24 +1,26 @@
 """One verdict per risk: for every dataset x generator and risk type (membership, attribute
 inference, singling out, linkability), every attack of every measure of that risk read against its
-own reference point, with the family of attacks controlled and the effect read against a policy.
+own reference point, and the risk decided against the policy's threshold
+(`synthrisk.measures.policy`: at risk / below the threshold / inconclusive).
 
 - Each attack has a one-sided p-value of beating its reference (its measure's own test; over seeds
-  the median, so that a p-value below a level means it does so in a majority of seeds; a measure that
-  gives none has one derived from its 95% interval). Holm's procedure over the risk's attacks at the
-  policy's family-wise level `alpha` decides which attacks beat their reference: with k attacks
-  tried, "any attack beats its reference" is then wrong at most `alpha` of the time under the null.
-- Effects share one scale (`synthrisk.measures.policy`): effect = effect_scale x (value - reference),
-  with a simultaneous interval over the risk's k attacks (Bonferroni: each at 1 - alpha/k, from the
+  twice the median, a valid merged p-value; a measure that gives none has one derived from its 95%
+  interval). Holm's procedure over the risk's attacks at the risk's level (`Policy.risk_alpha`, the
+  audit's family-wise level over its four risks) decides which attacks beat their reference
+  (`beats`, what the calibration study counts as "fired").
+- Effects share one scale per risk: effect = effect_scale x (value - reference), with a
+  simultaneous interval over the risk's k attacks (Bonferroni: each at 1 - risk_alpha / k, from the
   attack's own interval's spread on each side, so that an asymmetric interval, such as the score
-  intervals of the control-set risks and of RAPID's member excess, keeps its shape), so the strongest
-  attack, chosen after looking at all k, is still covered.
-- The level: *at risk* when an attack beats its reference and its simultaneous lower bound lies above
-  the policy threshold; *detectable, below the policy threshold* when an attack beats its reference
-  but no lower bound clears the threshold; *no evidence* otherwise, with the effect this audit could
-  have detected with the policy's power (normal approximation from the most precise attack's spread).
-- The strongest attack is the one with the largest simultaneous lower bound among those that beat
-  their reference; when none does, the one closest to doing so (smallest p-value), so that a reader
-  sees how far from its reference the best attempt was.
+  intervals of the control-set risks and of RAPID's member excess, keeps its shape), so the attack
+  chosen after looking at all k is still covered.
+- The level: *at risk* when an attack's simultaneous lower bound lies above the threshold, or when a
+  measure identifies a person (`n_identified` > 0: members named with a controlled false-discovery
+  rate); *below the threshold* when every attack has an interval and every simultaneous upper bound
+  lies below it; *inconclusive* otherwise, with how many times the records would decide it at the
+  current estimate (`decide_factor`).
+- The attack shown: for *at risk* the one with the largest lower bound (or the identifying one); else
+  the one with the largest upper bound, which is the one that keeps the risk from being below the
+  threshold (an attack without an interval first).
 """
 
 from __future__ import annotations
@@ -29,14 +31,14 @@ from scipy.stats import norm
 
 from ..multiple_testing import holm_adjusted
 from .base import EVIDENCE_COLUMNS, RISKS
-from .policy import LEVELS, Policy
+from .policy import ANSWERS, LEVELS, Policy
 
 PAIR = ["dataset", "generator"]
 RISK_COLUMNS = PAIR + ["risk", "level", "verdict", "attack", "measure", "metric", "value", "reference", "excess",
                        "ci_low", "ci_high", "p_value", "p_holm", "effect", "effect_low", "effect_high", "threshold",
-                       "alpha", "detectable_effect", "n_seeds_beating", "n_seeds", "tpr_at_1e-02", "tpr_at_1e-03",
-                       "n_attacks", "n_attacks_beating", "detail"]
-NO_ATTACK = "no attack beats its reference"
+                       "alpha", "audit_alpha", "detectable_effect", "decide_factor", "beats", "n_identified",
+                       "n_seeds_beating", "n_seeds", "tpr_at_1e-02", "tpr_at_1e-03", "n_attacks", "n_attacks_beating",
+                       "detail"]
 Z95 = float(norm.ppf(0.975))
 
 
@@ -85,8 +87,8 @@ def decisions(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFr
     keys = PAIR + ["risk"]
     out["family_size"] = out.groupby(keys)["p"].transform("size")
     out["p_holm"] = out.groupby(keys)["p"].transform(holm_adjusted)
-    out["beats"] = out["p_holm"] <= policy.alpha
-    z = norm.ppf(1 - policy.alpha / (2 * out["family_size"].astype(float)))
+    out["beats"] = out["p_holm"] <= policy.risk_alpha
+    z = norm.ppf(1 - policy.risk_alpha / (2 * out["family_size"].astype(float)))
     below, above = _side_spreads(out)
     out["effect_low"] = out["effect"] - z * scale * below
     out["effect_high"] = out["effect"] + z * scale * above
@@ -105,7 +107,32 @@ def detectable_effect(group: pd.DataFrame, policy: Policy) -> float:
     if se.empty:
         return float("nan")
     k = len(group)
-    return float((norm.ppf(1 - policy.alpha / k) + norm.ppf(policy.power)) * se.min())
+    return float((norm.ppf(1 - policy.risk_alpha / k) + norm.ppf(policy.power)) * se.min())
+
+
+def decide_factor(best: pd.Series, threshold: float) -> float:
+    """How many times the records (every file alike) would make the inconclusive attack's interval
+    leave the threshold's side it straddles, at its current estimate: a standard error falls as one
+    over the square root of the records. NaN without an interval; inf at an estimate on the threshold."""
+    effect, low, high = float(best["effect"]), float(best["effect_low"]), float(best["effect_high"])
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return float("nan")
+    gap = abs(effect - threshold)
+    half = (high - effect) if effect < threshold else (effect - low)
+    return float((half / gap) ** 2) if gap > 0 else float("inf")
+
+
+def _decide(group: pd.DataFrame, threshold: float) -> tuple[str, pd.Series]:
+    """(level key, the attack shown) of one risk's attacks, decided against `threshold`."""
+    identified = group["n_identified"].fillna(0) > 0
+    if identified.any():
+        return "at_risk", group[identified].sort_values(["n_identified", "attack"], ascending=[False, True]).iloc[0]
+    low = group["effect_low"].fillna(-np.inf)
+    if (low > threshold).any():
+        return "at_risk", group.assign(_low=low).sort_values(["_low", "attack"], ascending=[False, True]).iloc[0]
+    high = group["effect_high"].fillna(np.inf)  # an attack without an interval cannot be below anything
+    shown = group.assign(_high=high).sort_values(["_high", "attack"], ascending=[False, True]).iloc[0]
+    return ("below" if (high < threshold).all() else "inconclusive"), shown
 
 
 def risk_table(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFrame:
@@ -113,48 +140,71 @@ def risk_table(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataF
     policy = policy or Policy()
     if evidence.empty:
         return pd.DataFrame(columns=RISK_COLUMNS)
-    decided = decisions(evidence, policy)
+    decided = decisions(evidence.assign(**{c: v for c, v in OPTIONAL_EVIDENCE.items() if c not in evidence}), policy)
     rows = []
     for (dataset, generator, risk), group in decided.groupby(PAIR + ["risk"], sort=False):
-        winners = group[group["beats"]]
         threshold = policy.threshold(risk)
-        if len(winners):
-            best = winners.assign(_low=winners["effect_low"].fillna(-np.inf)).sort_values(
-                ["_low", "attack"], ascending=[False, True]).iloc[0]
-            material = bool(np.isfinite(best["effect_low"]) and best["effect_low"] > threshold)
-            level = "at_risk" if material else "detectable"
-        else:
-            best = group.sort_values(["p", "attack"]).iloc[0]
-            level = "no_evidence"
+        level, best = _decide(group, threshold)
         power = detectable_effect(group, policy)
-        verdict = _verdict_text(level, best, len(group), len(winners), threshold, policy, power)
+        factor = decide_factor(best, threshold) if level == "inconclusive" else float("nan")
+        n_beating = int(group["beats"].sum())
+        identified = int(group["n_identified"].fillna(0).sum())
+        verdict = _verdict_text(level, best, len(group), n_beating, identified, threshold, policy, power, factor)
         rows.append({"dataset": dataset, "generator": generator, "risk": risk, "level": LEVELS[level],
                      "verdict": verdict,
                      **{c: best[c] for c in RISK_COLUMNS if c in best and c not in ("dataset", "generator", "risk",
-                                                                                     "p_value", "level")},
-                     "p_value": best["p"], "threshold": threshold, "alpha": policy.alpha,
-                     "detectable_effect": power, "n_attacks": len(group), "n_attacks_beating": len(winners)})
+                                                                                     "p_value", "level", "beats",
+                                                                                     "n_identified")},
+                     "p_value": best["p"], "threshold": threshold, "alpha": policy.risk_alpha,
+                     "audit_alpha": policy.alpha, "detectable_effect": power, "decide_factor": factor,
+                     "beats": bool(n_beating), "n_identified": identified,
+                     "n_attacks": len(group), "n_attacks_beating": n_beating})
     table = pd.DataFrame(rows)[RISK_COLUMNS]
     order = {risk: i for i, risk in enumerate(RISKS)}
     return table.sort_values(PAIR + ["risk"], key=lambda s: s.map(order) if s.name == "risk" else s,
                              kind="stable").reset_index(drop=True)
 
 
-def _verdict_text(level: str, best: pd.Series, n: int, n_beating: int, threshold: float, policy: Policy,
-                  power: float) -> str:
-    family = f"Holm over {n} attack{'s' if n != 1 else ''} at {policy.alpha:g}"
+def release_answer(levels: dict[str, str | None]) -> str:
+    """The audit's answer to "does this audit support releasing this file?" from each risk's level
+    (None or "not measured" for a risk not measured): no when any risk is at risk, yes only when
+    every risk is measured and below its threshold, inconclusive otherwise."""
+    values = [levels.get(risk) for risk in RISKS]
+    if LEVELS["at_risk"] in values:
+        return ANSWERS["no"]
+    if all(value == LEVELS["below"] for value in values):
+        return ANSWERS["yes"]
+    return ANSWERS["inconclusive"]
+
+
+def _verdict_text(level: str, best: pd.Series, n: int, n_beating: int, identified: int, threshold: float,
+                  policy: Policy, power: float, factor: float) -> str:
+    family = (f"Holm over {n} attack{'s' if n != 1 else ''} at {policy.risk_alpha:g}, the audit's {policy.alpha:g} "
+              f"over its {len(RISKS)} risks")
     shown = f"{best['metric']} {best['value']:.3f} vs reference {best['reference']:.3f}"
-    bound = (f"effect {best['effect']:.3f}, simultaneous lower bound {best['effect_low']:.3f}"
-             if np.isfinite(best["effect_low"]) else f"effect {best['effect']:.3f}, no interval")
+    beating = f"{n_beating} of {n} attacks beat their reference"
+    if np.isfinite(best["effect_low"]) and np.isfinite(best["effect_high"]):
+        bound = f"effect {best['effect']:.3f}, simultaneous interval [{best['effect_low']:.3f}, {best['effect_high']:.3f}]"
+    else:
+        bound = f"effect {best['effect']:.3f}, no interval"
+    if level == "at_risk" and identified:
+        return (f"at risk: {best['attack']} identifies {identified} member{'s' if identified != 1 else ''} "
+                f"(false-discovery rate controlled; {shown}; {beating}, {family})")
     if level == "at_risk":
-        return (f"at risk: {best['attack']} ({shown}; {bound} above the policy threshold {threshold:g}; "
-                f"{n_beating} of {n} attacks beat their reference, {family})")
-    if level == "detectable":
-        return (f"{LEVELS['detectable']}: {best['attack']} ({shown}; {bound}, not above the policy threshold "
-                f"{threshold:g}; {n_beating} of {n} attacks beat their reference, {family})")
+        return (f"at risk: {best['attack']} ({shown}; {bound}, above the threshold {threshold:g}; {beating}, {family})")
+    if level == "below":
+        return (f"below the threshold: every attack's upper bound is below {threshold:g} (highest: {best['attack']}, "
+                f"{shown}; {bound}; {beating}, {family})")
+    if np.isfinite(factor):
+        decide = f"about {factor:.1f} times the records would decide it at this estimate"
+    elif np.isinf(factor):
+        decide = "the estimate sits on the threshold: no size decides it"
+    else:
+        decide = "an attack without an interval cannot be decided"
     could = (f"; with {policy.power:.0%} power this audit detects an effect of {power:.3f} or more"
              if np.isfinite(power) else "")
-    return (f"no evidence: {NO_ATTACK} ({family}; closest: {best['attack']}, {shown}, p = {best['p']:.2g}{could})")
+    return (f"inconclusive: {best['attack']} ({shown}; {bound} straddles the threshold {threshold:g}: {decide}; "
+            f"{beating}, {family}{could})")
 
 
 def verdict_columns(risks: pd.DataFrame) -> pd.DataFrame | None:
@@ -168,8 +218,9 @@ def verdict_columns(risks: pd.DataFrame) -> pd.DataFrame | None:
 
 
 #: evidence columns a measure (a plug-in written before them, say) may leave out, with their defaults:
-#: no p-value (the verdict then derives one from the interval) and an effect on the value's own scale
-OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0}
+#: no p-value (the verdict then derives one from the interval), an effect on the value's own scale,
+#: and nobody identified
+OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0, "n_identified": 0}
 
 
 def collect_evidence(measures, tables_dir) -> pd.DataFrame:

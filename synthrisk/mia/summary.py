@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..figures import save, subplots
 from ..io import read_json
-from ..multiple_testing import holm_rejects
+from ..multiple_testing import holm_rejects, merged_p_value
 from ..tables import write_table_formats
 from .metrics import auc_against_chance, naive_f1, relative_f1, tpr_against_chance
 
@@ -108,7 +108,7 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
                     "n_aux_members": ("n_aux_members", "mean"), "n_seeds": ("seed", "count")})
         ok = ok.assign(beats_chance=auc_beats_chance(ok))
         agg.update({"auc_ci_low_min": ("auc_ci_low", "min"), "auc_ci_high_max": ("auc_ci_high", "max"),
-                    "auc_p_value_median": ("auc_p_value", "median"),
+                    "auc_p_value_merged": ("auc_p_value", merged_p_value),
                     "n_seeds_beating_chance": ("beats_chance", "sum")})
         table = ok.groupby(keys).agg(**agg).reset_index()
         table["f1_naive"] = naive_f1(table["member_share"])

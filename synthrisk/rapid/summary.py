@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..figures import save, subplots
 from ..io import read_json
-from ..multiple_testing import holm_rejects
+from ..multiple_testing import holm_rejects, merged_p_value
 from ..tables import mean_spread, write_table_formats
 from .attackers import CALIBRATED, base_attacker
 from .core import ALPHA
@@ -186,7 +186,7 @@ def summarise(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                                  member_excess_mean=("member_excess", "mean"),
                                  member_excess_ci_low_min=("member_excess_ci_low", "min"),
                                  member_excess_ci_high_max=("member_excess_ci_high", "max"),
-                                 member_excess_p_value_median=("member_excess_p_value", "median"),
+                                 member_excess_p_value_merged=("member_excess_p_value", merged_p_value),
                                  n_seeds_member_excess=("member_significant", "sum")).reset_index() if len(ok) else None
     table = seeds.reset_index().merge(table, on=KEYS, how="left")
     if extra is not None:

@@ -47,5 +47,5 @@ def run(args) -> dict | str:
                    bar=False if args.json else None, policy=args.policy)
     if args.json:
         return report
-    lines = [f"{risk['label']}: {risk['verdict']}" for risk in report["risks"]]
+    lines = [report["release"]["sentence"]] + [f"{risk['label']}: {risk['verdict']}" for risk in report["risks"]]
     return "\n".join(lines + [f"report: {Path(args.out) / HTML}"]) + "\n"

@@ -24,27 +24,32 @@ N_SUBGROUPS, MIN_SUBGROUP = 5, 20
 
 
 def meaning(row: dict, measure: Measure) -> str:
-    """One sentence on the number (the sentence of `measure`, whose attack the verdict row's strongest
-    is), one on whether it beats its reference and whether that matters under the policy, and what
-    the audit could have detected."""
+    """One sentence on the number (the sentence of `measure`, whose attack the verdict row shows),
+    then the decision against the threshold: what the interval says, and for an inconclusive risk
+    what would decide it."""
     n, k = int(row["n_attacks_beating"]), int(row["n_attacks"])
     threshold, alpha = float(row["threshold"]), float(row["alpha"])
-    effect = (f"its effect (the share of records exposed beyond chance) is {pct(float(row['effect']))}, at least "
-              f"{pct(float(row['effect_low']))} with the attacks' simultaneous confidence"
-              if finite(row.get("effect_low")) else f"its effect is {pct(float(row['effect']))}")
-    if row["level"] == LEVELS["at_risk"]:
-        tail = (f"This beats its reference ({n} of {k} attacks do, family-wise level {alpha:g}), and {effect}, above the "
-                f"policy threshold of {pct(threshold)}: the release is at risk of {RISKS[row['risk']]}.")
-    elif row["level"] == LEVELS["detectable"]:
-        tail = (f"This beats its reference ({n} of {k} attacks do, family-wise level {alpha:g}), but {effect}, which "
-                f"does not clear the policy threshold of {pct(threshold)}: a detectable effect too small to matter "
-                "under this policy.")
+    interval = finite(row.get("effect_low")) and finite(row.get("effect_high"))
+    effect = (f"its effect is {pct(float(row['effect']))}, between {pct(float(row['effect_low']))} and "
+              f"{pct(float(row['effect_high']))} with the attacks' simultaneous confidence (level {alpha:g})"
+              if interval else f"its effect is {pct(float(row['effect']))}, with no interval")
+    beating = f"{n} of {k} attacks beat their reference"
+    identified = int(row.get("n_identified") or 0)
+    if row["level"] == LEVELS["at_risk"] and identified:
+        tail = (f"It names {identified} training record{'s' if identified != 1 else ''} as members with a controlled "
+                f"false-discovery rate (listed below): the release is at risk of {RISKS[row['risk']]}.")
+    elif row["level"] == LEVELS["at_risk"]:
+        tail = (f"{effect[0].upper()}{effect[1:]}: even its lower end is above the threshold of {pct(threshold)}, so "
+                f"the release is at risk of {RISKS[row['risk']]} ({beating}).")
+    elif row["level"] == LEVELS["below"]:
+        tail = (f"Every attack's upper bound is below the threshold of {pct(threshold)} (the highest is this one: "
+                f"{effect}): this risk is below the threshold ({beating}).")
     else:
-        could = (f" With its power, this audit would have detected an effect of {pct(float(row['detectable_effect']))} "
-                 "or more." if finite(row.get("detectable_effect")) else "")
-        tail = (f"This does not beat its reference, nor does any of the {k} attacks tried at family-wise level "
-                f"{alpha:g}: no evidence of this risk on this release (absence of evidence for these attacks, not a "
-                f"proof).{could}")
+        factor = row.get("decide_factor")
+        decide = (f" At this estimate, about {float(factor):.1f} times the records in every file (training, holdout "
+                  "and release) would decide it." if finite(factor) else "")
+        tail = (f"{effect[0].upper()}{effect[1:]}, which straddles the threshold of {pct(threshold)}: this audit cannot "
+                f"tell whether the risk is above or below it ({beating}).{decide}")
     return f"{measure.explain(row)} {tail}"
 
 

@@ -77,7 +77,7 @@ def render(report: dict, figures: Path, out: Path) -> Path:
     utility = report["utility"]
     utility_run = next(m for m in report["measures"] if m["measure"] == "utility")
     page = env.get_template("audit.html.j2").render(
-        **{k: report[k] for k in ("inputs", "schema", "risks", "seconds", "seed", "versions", "policy")},
+        **{k: report[k] for k in ("inputs", "schema", "risks", "release", "seconds", "seed", "versions", "policy")},
         verdicts=verdict_matrix_html(_risk_rows(report["risks"]), table_id="verdict-matrix"),
         level_css=LEVEL_CSS, level_class=level_class,
         utility=utility,

@@ -14,9 +14,9 @@ import pandas as pd
 from .. import calibrated_power
 from ..io import finite_or_null, read_json, read_table
 from ..measures.base import RISKS
-from ..measures.policy import LEVELS, Policy
+from ..measures.policy import LEVELS, SCALES, Policy
 from ..measures.runner import Outcome
-from ..measures.verdict import risk_table
+from ..measures.verdict import release_answer, risk_table
 from . import explain
 from .run import SEED
 
@@ -62,14 +62,17 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
         measure = measures[row["measure"]][0]
         at_risk = row["level"] == LEVELS["at_risk"]
         # Subgroups of an attack that does not beat its reference would rank noise.
-        run = _run_of(row, measure, runs) if row["level"] != LEVELS["no_evidence"] else None
+        run = _run_of(row, measure, runs) if row["beats"] or row["n_identified"] else None
         records = read_table(run.run.records_path) if run else pd.DataFrame()
         entry = {
             "risk": risk, "label": label, "measured": True, "at_risk": at_risk, "level": row["level"],
             "verdict": row["verdict"], "meaning": explain.meaning(row, measure),
-            "policy": {"threshold": row["threshold"], "alpha": row["alpha"], "effect": row["effect"],
-                       "effect_low": row["effect_low"], "effect_high": row["effect_high"], "p_holm": row["p_holm"],
-                       "detectable_effect": row["detectable_effect"]},
+            "policy": {"threshold": row["threshold"], "scale": SCALES.get(risk), "alpha": row["alpha"],
+                       "audit_alpha": row["audit_alpha"], "effect": row["effect"], "effect_low": row["effect_low"],
+                       "effect_high": row["effect_high"], "p_holm": row["p_holm"],
+                       "detectable_effect": row["detectable_effect"], "decide_factor": row["decide_factor"]},
+            "beats": bool(row["beats"]), "n_identified": int(row["n_identified"] or 0),
+            "identified": measure.identified_members(row, records) if row["n_identified"] else [],
             "strongest_attack": {k: row[k] for k in ("attack", "measure", "metric", "value", "reference", "excess",
                                                      "ci_low", "ci_high", "tpr_at_1e-02", "tpr_at_1e-03", "detail")},
             "n_attacks": row["n_attacks"], "n_attacks_beating": row["n_attacks_beating"], "measures": names,
@@ -141,11 +144,29 @@ def utility_entry(tables: Path) -> dict | None:
     return {**scores, "meaning": sentence, "efficacy": _row(efficacy)}
 
 
+def release_entry(entries: list[dict], policy: Policy) -> dict:
+    """The audit's answer to "does this audit support releasing this file?" (yes / no / inconclusive),
+    with the sentence the page and the command line open with."""
+    answer = release_answer({e["risk"]: e["level"] for e in entries})
+    at_risk = [e["label"] for e in entries if e["level"] == LEVELS["at_risk"]]
+    open_ = [e["label"] for e in entries if e["level"] != LEVELS["below"] and e["level"] != LEVELS["at_risk"]]
+    level = f"at family-wise level {policy.alpha:g} per audit"
+    if answer == "no":
+        why = f"at risk of {', '.join(at_risk)}"
+    elif answer == "yes":
+        why = "every risk is below its threshold"
+    else:
+        why = f"not shown to be below the threshold: {', '.join(open_)}"
+    sentence = f"Does this audit support releasing this file? {answer.capitalize()}: {why} ({level})."
+    return {"answer": answer, "sentence": sentence, "alpha": policy.alpha}
+
+
 def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, risks: pd.DataFrame, work: Path,
           seconds: float, policy: Policy | None = None) -> dict:
     from ..versions import library_versions
 
     files = {k: (str(v) if v else None) for k, v in data.files.items()}
+    entries = risk_entries(risks, runs, measures, data, policy)
     return finite_or_null({
         "inputs": {**files, "schema": data.schema_path or (None if data.inferred_yaml else data.schema.origin),
                    "schema_inferred": data.inferred_yaml is not None,
@@ -156,7 +177,8 @@ def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, ris
         "schema": data.schema.to_dict(),
         "seed": SEED,
         "policy": {**(policy or Policy()).to_dict(), "statement": (policy or Policy()).statement()},
-        "risks": risk_entries(risks, runs, measures, data, policy),
+        "risks": entries,
+        "release": release_entry(entries, policy or Policy()),
         "utility": utility_entry(work / "tables"),
         "measures": measure_entries(runs, measures, evidence, policy),
         "evidence": _row(evidence.drop(columns=["dataset", "generator"])),

@@ -13,11 +13,11 @@ from ..measures.base import RISKS
 from ..measures.policy import LEVELS
 
 #: level -> CSS class of a verdict cell or block
-LEVEL_CLASSES = {LEVELS["at_risk"]: "at-risk", LEVELS["detectable"]: "detectable", LEVELS["no_evidence"]: "no-evidence",
+LEVEL_CLASSES = {LEVELS["at_risk"]: "at-risk", LEVELS["inconclusive"]: "inconclusive", LEVELS["below"]: "below",
                  "not measured": "not-measured"}
-#: CSS class -> (border, background) colours
-LEVEL_COLOURS = {"at-risk": ("#c0392b", "#fdf1ef"), "detectable": ("#d08a00", "#fff8ea"),
-                 "no-evidence": ("#27864a", "#f0f8f2"), "not-measured": ("#999", "#fafafa")}
+#: CSS class -> (border, background) colours: green only for a risk shown to be below its threshold
+LEVEL_COLOURS = {"at-risk": ("#c0392b", "#fdf1ef"), "inconclusive": ("#d08a00", "#fff8ea"),
+                 "below": ("#27864a", "#f0f8f2"), "not-measured": ("#999", "#fafafa")}
 LEVEL_CSS = "\n".join(
     f".risk.{name}, table.verdicts td.{name} {{ border-left-color: {border}; background: {background}; }}"
     for name, (border, background) in LEVEL_COLOURS.items()) + """
@@ -54,15 +54,14 @@ def _cell(row: pd.Series | None) -> str:
 
 def _policy_line(row: pd.Series, level: str) -> str:
     """The policy the cell was judged by, shown in the cell rather than only in its hover text: the
-    threshold and family-wise level, and for "no evidence" the effect the run could have detected
-    at the policy's power. Empty for rows that do not carry them (the audit page states them in
-    each risk's own block)."""
+    threshold and the risk's level, and for "inconclusive" how many times the records would decide
+    it. Empty for rows that do not carry them (the audit page states them in each risk's own block)."""
     if pd.isna(row.get("threshold", float("nan"))) or pd.isna(row.get("alpha", float("nan"))):
         return ""
-    text = f"threshold {float(row['threshold']):g}; Holm at {float(row['alpha']):g}"
-    detectable = row.get("detectable_effect", float("nan"))
-    if level == LEVELS["no_evidence"] and not pd.isna(detectable):
-        text += f"; would detect an effect of {float(detectable):.3f} at the policy's power"
+    text = f"threshold {float(row['threshold']):g}; level {float(row['alpha']):g}"
+    factor = row.get("decide_factor", float("nan"))
+    if level == LEVELS["inconclusive"] and not pd.isna(factor) and float(factor) != float("inf"):
+        text += f"; about {float(factor):.1f} times the records would decide it"
     return f'<span class="policy">{html.escape(text)}</span>'
 
 

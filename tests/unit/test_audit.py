@@ -71,7 +71,7 @@ def test_identity_release_is_at_risk_on_every_risk_with_every_measure_reported(i
         assert risk["at_risk"] is True, risk["verdict"]
         attack = risk["strongest_attack"]
         assert attack["value"] > attack["reference"]
-        assert str(attack["attack"]) in risk["verdict"] and "This beats its reference" in risk["meaning"]
+        assert str(attack["attack"]) in risk["verdict"] and "so the release is at risk of" in risk["meaning"]
     assert report["utility"]["quality"] > 0.95 and "Quality" in report["utility"]["meaning"]
     assert report["inputs"]["n_train"] == 400 and report["inputs"]["schema_inferred"] is False
     assert (out / "tables/rapid.csv").exists() and not (out / "schema.yaml").exists()
@@ -88,13 +88,13 @@ def test_independent_release_is_not_at_risk_and_a_leaky_one_is(files, cheap_audi
             # rare value (a capital gain only one member has) singles that member out: univariate
             # singling out rightly flags it (tests/unit/test_anonymity.py spares it the same way).
             continue
-        assert risk["at_risk"] is False, risk["verdict"]
-        assert risk["verdict"].startswith("no evidence: no attack beats its reference")
-        assert "does not beat its reference" in risk["meaning"]
+        assert risk["at_risk"] is False and risk["beats"] is False, risk["verdict"]
+        assert risk["level"] in ("below the threshold", "inconclusive"), risk["verdict"]
+        assert "0 of" in risk["verdict"] and "attacks beat their reference" in risk["meaning"]
     leaky_risks = {r["risk"]: r for r in leaky["risks"]}
     assert leaky_risks["membership"]["at_risk"] and leaky_risks["singling_out"]["at_risk"]
     # Subgroups are named only for a risk that is there, and only those more exposed than the rest.
-    assert all(not r["subgroups"] for r in independent["risks"] if r["measured"] and not r["at_risk"])
+    assert all(not r["subgroups"] for r in independent["risks"] if r["measured"] and not r["beats"])
     for risk in leaky["risks"]:
         for group in risk.get("subgroups", []):
             assert group["share_exposed"] > group["share_exposed_overall"] and group["n"] >= 20

@@ -79,5 +79,6 @@ def test_readme_audit_command_runs_as_written(split, cheap_audit, tmp_path, monk
         write_table(frame, tmp_path / name)
     assert main(shlex.split(command)[1:]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("membership inference: ") and any(line.startswith("attribute inference: ") for line in lines)
+    assert lines[0].startswith("Does this audit support releasing this file? ")
+    assert lines[1].startswith("membership inference: ") and any(line.startswith("attribute inference: ") for line in lines)
     assert {p.name for p in (tmp_path / "audit").iterdir()} >= {"audit.html", "audit.json", "tables", "schema.yaml"}

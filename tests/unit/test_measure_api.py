@@ -161,12 +161,12 @@ def test_what_a_measure_needs_is_explained(split, adult_schema):
 
 def test_an_inferred_schema_and_the_policy_are_the_audits(split):
     """Without a schema one is inferred from `train` (the sensitive column named); a stricter policy
-    reads the same copies as detectable, not at risk."""
+    reads the same copies as inconclusive, not at risk."""
     train, holdout, _, _ = split
     strict = {"thresholds": {"membership": 0.99}}
     found = synthrisk.dcr(train, train, holdout, sensitive="income", policy=strict, permutations=99)
     assert list(found.schema.sensitive) == ["income"] and found.schema.origin.startswith("schema inferred from")
-    assert found.verdict == LEVELS["detectable"], found.statement
+    assert found.verdict == LEVELS["inconclusive"], found.statement
     assert "0.99" in found.statement
 
 
@@ -181,7 +181,7 @@ def test_a_plug_in_measure_runs_through_the_generic_function(split, adult_schema
     found = synthrisk.measure(scope["ExactCopies"](), train, train, holdout, schema=adult_schema)
     assert found.measure == "exact_copies" and found.risk == "membership"
     assert found.value == pytest.approx(1.0) and found.reference == pytest.approx(0.0)
-    assert found.verdict != LEVELS["no_evidence"]
+    assert found.verdict != LEVELS["below"]
     assert found.records["copied"].sum() == len(train)
     assert "exact_copies" not in builtin_measures()
 

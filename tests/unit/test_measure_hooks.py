@@ -58,7 +58,7 @@ def evidence(measure: str, risk: str, attack: str, value: float, reference: floa
     row = {"dataset": "audit", "generator": "release", "risk": risk, "measure": measure, "attack": attack,
            "metric": "echo rate", "value": value, "reference": reference, "ci_low": value - 1.96 * se,
            "ci_high": value + 1.96 * se, "n_seeds": 1, "n_seeds_beating": 1, "tpr_at_1e-02": np.nan,
-           "tpr_at_1e-03": np.nan, "detail": "", "p_value": p, "effect_scale": 1.0}
+           "tpr_at_1e-03": np.nan, "detail": "", "p_value": p, "effect_scale": 1.0, "n_identified": 0}
     return pd.DataFrame([row])[EVIDENCE_COLUMNS]
 
 

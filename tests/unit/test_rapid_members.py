@@ -151,7 +151,7 @@ def test_summary_and_evidence_rest_on_the_member_excess(releases, population, si
     table, rapid_max = summarise(pd.DataFrame(rows))
     by = table.set_index(["generator", "attacker"])
     for column in ("rapid_mean", "chance_floor_mean", "rapid_holdout_mean", "member_excess_mean",
-                   "member_excess_ci_low_min", "member_excess_ci_high_max", "member_excess_p_value_median",
+                   "member_excess_ci_low_min", "member_excess_ci_high_max", "member_excess_p_value_merged",
                    "n_seeds_member_excess"):
         assert column in table, column
     population_rf = by.loc[("population", "rf")]
@@ -176,7 +176,7 @@ def test_summary_and_evidence_rest_on_the_member_excess(releases, population, si
     assert member["value"] == pytest.approx(population_rf["member_excess_mean"])
     assert member["ci_low"] == pytest.approx(population_rf["member_excess_ci_low_min"])
     assert member["ci_high"] == pytest.approx(population_rf["member_excess_ci_high_max"])
-    assert member["p_value"] == pytest.approx(population_rf["member_excess_p_value_median"])
+    assert member["p_value"] == pytest.approx(population_rf["member_excess_p_value_merged"])
     assert member["effect_scale"] == 1.0
     assert member["n_seeds_beating"] == 0
     assert member["detail"] == (f"RAPID on members minus the same attacker on holdout records it never saw "

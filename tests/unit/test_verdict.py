@@ -1,6 +1,7 @@
-"""The verdict a steward acts on (issue #26): Holm over a risk's attacks, effects on one scale with
-simultaneous intervals, three levels against a policy threshold, and the effect the audit could
-have detected. Checked the way it is used: the family-wise rate under the null is simulated."""
+"""The verdict a steward acts on (issues #26, #42): Holm over a risk's attacks, effects on one scale
+with simultaneous intervals, a decision against the policy threshold with three outcomes (at risk,
+below the threshold, inconclusive) at a per-audit level, and the audit's answer. Checked the way
+it is used: the error rates of the decision are simulated at the null and at the threshold."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ import pytest
 from scipy.stats import norm
 
 from synthrisk.errors import ConfigError
+from synthrisk.measures.base import RISKS
 from synthrisk.measures.policy import LEVELS, Policy, load_policy, policy_from_mapping
-from synthrisk.measures.verdict import decisions, risk_table
+from synthrisk.measures.verdict import decisions, release_answer, risk_table
+
+#: the level of one risk under the default policy: the audit's 0.05 over its four risks
+RISK_ALPHA = 0.05 / 4
 
 
 def row(attack, value, reference, se, p=None, scale=1.0, risk="membership", generator="g", n_seeds=1):
@@ -21,27 +26,59 @@ def row(attack, value, reference, se, p=None, scale=1.0, risk="membership", gene
             "p_value": np.nan if p is None else p, "effect_scale": scale}
 
 
-def test_three_levels_against_the_policy_threshold():
+def test_three_outcomes_against_the_policy_threshold():
     evidence = pd.DataFrame([
-        # material: effect 2 x 0.2 = 0.4, tight interval
+        # effect 2 x 0.2 = 0.4, tight interval: above the threshold 0.09
         row("big", 0.70, 0.5, 0.01, p=1e-9, scale=2.0, generator="material"),
-        # significant but small: effect 2 x 0.01 = 0.02
+        # significant but small: effect 0.02, upper bound far below 0.09
         row("small", 0.51, 0.5, 0.002, p=1e-6, scale=2.0, generator="small"),
-        # not significant
-        row("none", 0.501, 0.5, 0.01, p=0.46, scale=2.0, generator="none"),
+        # the issue's case: 10 % member copies, effect 0.144 [0.064, 0.224] at 95 %: it straddles 0.09
+        row("copies", 0.572, 0.5, 0.0204, p=1e-4, scale=2.0, generator="copies"),
+        # nothing beats its reference, but the interval is too wide to rule the threshold out
+        row("wide", 0.51, 0.5, 0.05, p=0.42, scale=2.0, generator="wide"),
     ])
     table = risk_table(evidence, Policy()).set_index("generator")
-    assert table.loc["material", "level"] == LEVELS["at_risk"]
-    assert table.loc["material", "effect_low"] > 0.09
-    assert table.loc["small", "level"] == LEVELS["detectable"]
-    assert table.loc["small", "verdict"].startswith("detectable, below the policy threshold")
-    assert table.loc["none", "level"] == LEVELS["no_evidence"]
-    # what the audit could have detected: (z_{1-alpha} + z_{0.8}) x the effect's standard error
-    assert table.loc["none", "detectable_effect"] == pytest.approx((norm.ppf(0.95) + norm.ppf(0.8)) * 0.02, rel=1e-3)
-    assert "with 80% power this audit detects an effect of 0.050" in table.loc["none", "verdict"]
-    # a stricter policy turns the material risk into a detectable one
-    strict = risk_table(evidence, policy_from_mapping({"thresholds": {"membership": 0.5}})).set_index("generator")
-    assert strict.loc["material", "level"] == LEVELS["detectable"] and strict.loc["material", "threshold"] == 0.5
+    assert table.loc["material", "level"] == LEVELS["at_risk"] and table.loc["material", "effect_low"] > 0.09
+    assert table.loc["small", "level"] == LEVELS["below"] and table.loc["small", "effect_high"] < 0.09
+    assert table.loc["small", "verdict"].startswith("below the threshold") and table.loc["small", "beats"]
+    # a point estimate above the threshold is never read as below it
+    copies = table.loc["copies"]
+    assert copies["level"] == LEVELS["inconclusive"] and copies["effect"] == pytest.approx(0.144)
+    z = norm.ppf(1 - RISK_ALPHA / 2)
+    assert copies["effect_low"] == pytest.approx(0.144 - z * 2 * 0.0204, rel=1e-6)
+    # what decides it: (half-width / distance to the threshold)^2 times the records
+    assert copies["decide_factor"] == pytest.approx((z * 2 * 0.0204 / (0.144 - 0.09)) ** 2, rel=1e-6)
+    assert f"about {copies['decide_factor']:.1f} times the records would decide it" in copies["verdict"]
+    wide = table.loc["wide"]
+    assert wide["level"] == LEVELS["inconclusive"] and not wide["beats"]
+    assert wide["decide_factor"] == pytest.approx((z * 0.1 / (0.09 - 0.02)) ** 2, rel=1e-6)
+    # what the audit could have detected: (z_{1-risk alpha} + z_{0.8}) x the effect's standard error
+    assert wide["detectable_effect"] == pytest.approx((norm.ppf(1 - RISK_ALPHA) + norm.ppf(0.8)) * 0.1, rel=1e-3)
+    # a laxer threshold moves the large effect below it
+    lax = risk_table(evidence, policy_from_mapping({"thresholds": {"membership": 0.5}})).set_index("generator")
+    assert lax.loc["material", "level"] == LEVELS["below"] and lax.loc["material", "threshold"] == 0.5
+
+
+def test_an_attack_without_an_interval_is_never_below_the_threshold():
+    bare = dict(row("bare", 0.51, 0.5, 0.01, p=0.3), ci_low=np.nan, ci_high=np.nan)
+    table = risk_table(pd.DataFrame([row("tight", 0.501, 0.5, 0.001, p=0.3), bare])).iloc[0]
+    assert table["level"] == LEVELS["inconclusive"] and table["attack"] == "bare"
+
+
+def test_an_identified_member_makes_the_risk_at_risk_whatever_the_average():
+    quiet = dict(row("exposure", 0.52, 0.5, 0.01, p=0.02, scale=2.0), n_identified=3)
+    table = risk_table(pd.DataFrame([quiet, row("other", 0.5, 0.5, 0.01, p=0.5, scale=2.0)])).iloc[0]
+    assert table["level"] == LEVELS["at_risk"] and table["n_identified"] == 3 and table["attack"] == "exposure"
+    assert "identifies 3 members" in table["verdict"]
+
+
+def test_the_audits_answer_is_yes_only_when_every_risk_is_below_its_threshold():
+    below = dict.fromkeys(RISKS, LEVELS["below"])
+    assert release_answer(below) == "yes"
+    assert release_answer({**below, "linkability": LEVELS["at_risk"]}) == "no"
+    assert release_answer({**below, "membership": LEVELS["inconclusive"]}) == "inconclusive"
+    assert release_answer({**below, "membership": "not measured"}) == "inconclusive"
+    assert release_answer({**below, "membership": LEVELS["inconclusive"], "linkability": LEVELS["at_risk"]}) == "no"
 
 
 def test_the_strongest_attack_is_chosen_on_the_common_scale_with_a_simultaneous_bound():
@@ -49,28 +86,28 @@ def test_the_strongest_attack_is_chosen_on_the_common_scale_with_a_simultaneous_
     evidence = pd.DataFrame([row("rate", 0.40, 0.25, 0.01, p=1e-8, scale=1.0), row("auc", 0.60, 0.5, 0.01, p=1e-8, scale=2.0)])
     best = risk_table(evidence).iloc[0]
     assert best["attack"] == "auc" and best["effect"] == pytest.approx(0.2)
-    # the bound is simultaneous over both attacks: wider than the attack's own 95% interval
+    # the bound is simultaneous over both attacks at the risk's level: wider than the attack's own 95% interval
     assert best["effect_low"] < 0.2 - 2 * 1.959964 * 0.01 + 1e-12
-    assert best["effect_low"] == pytest.approx(0.2 - norm.ppf(1 - 0.05 / 4) * 0.02)
+    assert best["effect_low"] == pytest.approx(0.2 - norm.ppf(1 - RISK_ALPHA / 4) * 0.02)
 
 
 def test_each_verdict_cell_shows_the_policy_it_was_judged_by():
     """The report's matrix states, in each cell and not only in its hover text, the threshold and
-    family-wise level; a "no evidence" cell also what the run could have detected."""
+    the risk's level; an inconclusive cell also how many times the records would decide it."""
     from synthrisk.report.verdicts import verdict_matrix_html
 
     evidence = pd.DataFrame([row("big", 0.70, 0.5, 0.01, p=1e-9, scale=2.0, generator="material"),
-                             row("none", 0.501, 0.5, 0.01, p=0.46, scale=2.0, generator="none")])
+                             row("open", 0.55, 0.5, 0.03, p=0.05, scale=2.0, generator="open")])
     policy = policy_from_mapping({"alpha": 0.01, "thresholds": {"membership": 0.2}})
     table = risk_table(evidence, policy)
     page = verdict_matrix_html(table)
     cells = page.split("<tr>")[1:]
-    material, none = (next(c for c in cells if f"<th>{g}</th>" in c) for g in ("material", "none"))
-    assert "threshold 0.2; Holm at 0.01" in material and "would detect" not in material
-    detectable = table.set_index("generator").loc["none", "detectable_effect"]
-    assert f"threshold 0.2; Holm at 0.01; would detect an effect of {detectable:.3f}" in none
+    material, open_ = (next(c for c in cells if f"<th>{g}</th>" in c) for g in ("material", "open"))
+    assert "threshold 0.2; level 0.0025" in material and "would decide" not in material
+    factor = table.set_index("generator").loc["open", "decide_factor"]
+    assert f"threshold 0.2; level 0.0025; about {factor:.1f} times the records would decide it" in open_
     # rows without the policy's columns (the audit page's matrix) show none
-    assert "Holm at" not in verdict_matrix_html(table.drop(columns=["threshold", "alpha"]))
+    assert "level 0.0025" not in verdict_matrix_html(table.drop(columns=["threshold", "alpha"]))
 
 
 def test_the_report_states_the_runs_own_policy():
@@ -85,26 +122,28 @@ def test_the_report_states_the_runs_own_policy():
     assert policy_statement({}) == Policy().statement()
 
 
-def test_the_report_quotes_the_calibration_study_per_dataset_and_measured_risk():
+def test_the_report_quotes_the_calibration_study_only_at_the_level_it_was_read_at():
+    """The published study read each risk at 0.05; the shipped audit reads a risk at 0.05 / 4. Its
+    power is quoted only for a policy whose risks are read at the study's level."""
     from synthrisk import calibrated_power
     from synthrisk.report.html import calibrated_power_statements
 
     risk = pd.DataFrame({"dataset": ["adult", "adult", "sim"], "generator": "g",
                          "risk": ["membership", "linkability", "membership"]})
     config = {"datasets": {"adult": {"n_train": 9000}, "sim": {"n_train": 800}}}
-    found = calibrated_power_statements(risk, config)
+    assert calibrated_power_statements(risk, config) == []  # the default policy: another level
+    study_level = {**config, "policy": {"alpha": 0.2}}  # 0.2 / 4 risks = the study's 0.05
+    found = calibrated_power_statements(risk, study_level)
     assert [(e["dataset"], e["risk"]) for e in found] == [("adult", "membership inference"), ("adult", "linkability"),
                                                           ("sim", "membership inference")]
     assert found[0]["statement"] == calibrated_power.statement("membership", 9000, yours="this run trains on")
     assert "10,000 training records per split" in found[0]["statement"] and "this run trains on 9,000" in found[0]["statement"]
     # the policy's power, not a fixed 80 %
-    stricter = calibrated_power_statements(risk, {**config, "policy": {"power": 0.95}})
+    stricter = calibrated_power_statements(risk, {**study_level, "policy": {"alpha": 0.2, "power": 0.95}})
     assert "at least 95% power" in stricter[0]["statement"] or "did not reach 95% power" in stricter[0]["statement"]
     assert "1,000 training records per split" in found[2]["statement"]
     # a dataset the config does not size (none here) is left out rather than guessed
-    assert calibrated_power_statements(risk, {"datasets": {}}) == []
-    # a policy at another family-wise level than the study's: its power is not quoted
-    assert calibrated_power_statements(risk, {**config, "policy": {"alpha": 0.01}}) == []
+    assert calibrated_power_statements(risk, {"datasets": {}, "policy": {"alpha": 0.2}}) == []
     assert "family-wise level 0.05, 300 attacks per control-set risk" in found[0]["statement"]
 
 
@@ -118,9 +157,9 @@ def test_a_zero_width_interval_is_a_certain_effect_not_a_missing_one():
     perfect = row("perfect", 1.0, 0.5, 0.0, scale=2.0)
     table = risk_table(pd.DataFrame([perfect])).iloc[0]
     assert table["level"] == LEVELS["at_risk"] and table["effect_low"] == pytest.approx(1.0)
-    # ... and a certain value at its reference beats nothing
-    level = risk_table(pd.DataFrame([row("flat", 0.5, 0.5, 0.0, scale=2.0)])).iloc[0]["level"]
-    assert level == LEVELS["no_evidence"]
+    # ... and a certain value at its reference beats nothing and is below any threshold
+    flat = risk_table(pd.DataFrame([row("flat", 0.5, 0.5, 0.0, scale=2.0)])).iloc[0]
+    assert flat["level"] == LEVELS["below"] and not flat["beats"]
 
 
 def test_holm_keeps_the_family_wise_rate_under_the_null_where_any_attack_does_not():
@@ -136,9 +175,41 @@ def test_holm_keeps_the_family_wise_rate_under_the_null_where_any_attack_does_no
     decided = decisions(evidence)
     any_raw = (decided.assign(raw=decided["p"] <= 0.05).groupby("generator")["raw"].any()).mean()
     table = risk_table(evidence)
-    false_risks = (table["level"] != LEVELS["no_evidence"]).mean()
+    false_beats = table["beats"].mean()
     assert any_raw > 0.15
-    assert false_risks <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 2000)
+    assert false_beats <= RISK_ALPHA + 3 * np.sqrt(RISK_ALPHA * (1 - RISK_ALPHA) / 2000)
+    assert (table["level"] == LEVELS["at_risk"]).sum() == 0
+
+
+def test_the_decision_errs_at_most_at_the_audits_level_at_the_threshold_and_at_the_null():
+    """Four risks of three attacks per audit, 2,000 audits. Every attack's true effect exactly at the
+    threshold: a risk is called below it in at most the risk's level, and the audit says yes in
+    none. True effects 0: no risk is called at risk, and "any risk beats its reference" stays within
+    the audit's family-wise level (Bonferroni over the risks)."""
+    rng = np.random.default_rng(3)
+    se = 0.02  # on the effect scale (scale 1)
+
+    def audits(effect):
+        rows = []
+        for audit in range(2000):
+            for risk in RISKS:
+                for attack in range(3):
+                    z = rng.normal()
+                    value = effect + se * z
+                    rows.append(row(f"a{attack}", value, 0.0, se, p=float(norm.sf(value / se)), risk=risk,
+                                    generator=f"r{audit}"))
+        return risk_table(pd.DataFrame(rows))
+
+    at = audits(0.09)
+    below = (at["level"] == LEVELS["below"]).mean()
+    assert below <= RISK_ALPHA / 3 + 3 * np.sqrt(RISK_ALPHA / 3 / 8000)
+    answers = at.groupby("generator").apply(lambda t: release_answer(dict(zip(t["risk"], t["level"]))),
+                                            include_groups=False)
+    assert (answers == "yes").sum() == 0
+    null = audits(0.0)
+    assert (null["level"] == LEVELS["at_risk"]).sum() == 0
+    any_beats = null.groupby("generator")["beats"].any().mean()
+    assert any_beats <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 2000)
 
 
 @pytest.mark.parametrize("raw, message", [
@@ -176,11 +247,11 @@ def test_an_asymmetric_interval_keeps_its_shape_at_the_simultaneous_level():
     # value than above: the simultaneous lower bound is rescaled from the lower side alone.
     skewed = dict(row("score", 0.30, 0.0, 0.0, p=1e-6), ci_low=0.30 - 0.25, ci_high=0.30 + 0.05)
     decided = decisions(pd.DataFrame([skewed, row("other", 0.1, 0.0, 0.05, p=0.2)])).set_index("attack")
-    z = norm.ppf(1 - 0.05 / 4)  # two attacks in the family
+    z = norm.ppf(1 - RISK_ALPHA / 4)  # two attacks in the family
     assert decided.loc["score", "effect_low"] == pytest.approx(0.30 - z * 0.25 / 1.959964, rel=1e-5)
     assert decided.loc["score", "effect_high"] == pytest.approx(0.30 + z * 0.05 / 1.959964, rel=1e-5)
-    # alone, its lower bound 0.05 is below the threshold 0.09: "detectable"; the symmetric interval
+    # alone, its lower bound 0.05 is below the threshold 0.09: inconclusive; the symmetric interval
     # of the same width (+- 0.15) would have put it at 0.15, "at risk"
-    assert risk_table(pd.DataFrame([skewed])).iloc[0]["level"] == LEVELS["detectable"]
+    assert risk_table(pd.DataFrame([skewed])).iloc[0]["level"] == LEVELS["inconclusive"]
     symmetric = dict(skewed, ci_low=0.30 - 0.15, ci_high=0.30 + 0.15)
     assert risk_table(pd.DataFrame([symmetric])).iloc[0]["level"] == LEVELS["at_risk"]

@@ -1,0 +1,131 @@
+"""Per-person membership evidence: which training records does the release give away?
+
+Every real record (members, holdout and auxiliary records pooled) gets a label-free exposure score,
+how much closer the release comes to it than the other real records do:
+
+    score(x) = log((d_real(x) + eps) / (d_release(x) + eps)),
+
+with d_release the Gower distance to the nearest synthetic record and d_real the distance to the
+nearest *other* real record. A copied rare record scores high (the release holds it, nobody else
+in the population is near it); a common record with a twin in the population does not, although
+its distance to the release is 0 too (a bare distance of 0 would tie every such record with the
+copies). `eps` (EPSILON_SHARE of one column's mismatch) keeps exact matches finite.
+
+Each member gets a conformal p-value of its score against the scores of the records the generator
+never saw (the holdout, and the auxiliary records when given): p = (1 + #{calibration scores >=
+its score}) / (n + 1) (Bates, Candès, Lei, Romano & Sesia 2023, *Testing for outliers with
+conformal p-values*). The score never reads who is a member (d_real is computed over the pooled
+real records), so under the null (a release that never saw the members) members and calibration
+records are exchangeable and the p-values are valid; they are positively dependent (PRDS), so
+Benjamini-Hochberg at level q names members with a false-discovery rate of at most q, and names
+nobody with probability at least 1 - q.
+
+Resolution: the smallest conformal p-value is 1/(n + 1), so BH at q over m members names anyone
+only when at least m / (q (n + 1)) members score above every calibration record (`min_named`):
+a handful of copied records among many members is seen by the average (the AUC beside it), not
+named. More calibration records (an auxiliary file) lower that count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..data.schema import DatasetSchema
+from ..data.split import ROW_ID
+from ..errors import DataError
+from ..multiple_testing import benjamini_hochberg
+from .gower import GowerSpace, k_nearest
+from .metrics import auc_against_chance
+
+#: the exposure score's floor on distances, as a share of one column's mismatch in Gower distance
+EPSILON_SHARE = 0.01
+SCORE_RULE = "log((distance to the nearest other real record + eps) / (distance to the nearest synthetic record + eps))"
+
+
+@dataclass(frozen=True)
+class ExposureResult:
+    """The exposure attack on one release: its AUC (members against calibration records) with the
+    one-sided Mann-Whitney p-value and Hanley-McNeil interval, and the members BH names at `fdr`."""
+
+    auc: float
+    auc_p_value: float
+    auc_ci_low: float
+    auc_ci_high: float
+    n_members: int
+    n_calibration: int
+    fdr: float
+    n_identified: int
+    #: members that must all score above every calibration record before BH can name any
+    min_named: int
+    #: row_id, member (1/0), score, p_value (members; NaN for calibration records), identified
+    records: pd.DataFrame = field(repr=False)
+
+    def to_json(self) -> dict:
+        return {"auc": self.auc, "auc_p_value": self.auc_p_value, "auc_ci_low": self.auc_ci_low,
+                "auc_ci_high": self.auc_ci_high, "n_members": self.n_members, "n_calibration": self.n_calibration,
+                "fdr": self.fdr, "n_identified": self.n_identified, "min_named": self.min_named,
+                "score_rule": SCORE_RULE, "epsilon_share": EPSILON_SHARE,
+                "calibration": "holdout and auxiliary records (the records the generator never saw)"}
+
+
+def exposure_scores(real: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema) -> np.ndarray:
+    """The exposure score of every record of `real` (conformed, without row ids) against `synthetic`."""
+    columns = list(schema.columns)
+    space = GowerSpace.fit(real[columns], schema)
+    eps = EPSILON_SHARE / space.n_columns
+    to_release, _ = k_nearest(real[columns], synthetic[columns], space, 1)
+    # The record itself is among the pooled records: its nearest other record is the second nearest.
+    to_real, _ = k_nearest(real[columns], real[columns], space, 2)
+    return np.log((to_real[:, 1] + eps) / (to_release[:, 0] + eps))
+
+
+def conformal_p_values(scores: np.ndarray, calibration: np.ndarray) -> np.ndarray:
+    """(1 + #{calibration >= score}) / (n + 1) for each score: a valid p-value of "this record is
+    exchangeable with the calibration records", higher scores more suspicious."""
+    ordered = np.sort(np.asarray(calibration, dtype=float))
+    at_least = len(ordered) - np.searchsorted(ordered, np.asarray(scores, dtype=float), side="left")
+    return (1.0 + at_least) / (len(ordered) + 1.0)
+
+
+def _typed(frame: pd.DataFrame, schema: DatasetSchema, what: str) -> pd.DataFrame:
+    return schema.conform(frame.drop(columns=[ROW_ID], errors="ignore"), what=what)
+
+
+def _ids(frame: pd.DataFrame) -> np.ndarray:
+    return frame[ROW_ID].to_numpy() if ROW_ID in frame else np.arange(len(frame))
+
+
+def exposure(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
+             aux: pd.DataFrame | None = None, fdr: float = 0.05) -> ExposureResult:
+    """Score every member and every record the generator never saw (holdout, and `aux` when given),
+    give each member its conformal p-value against them, and name the members Benjamini-Hochberg
+    rejects at false-discovery rate `fdr`."""
+    if not 0 < fdr < 1:
+        raise DataError(f"exposure: fdr must be in (0, 1), got {fdr!r}")
+    if holdout is None or not len(holdout):
+        raise DataError("exposure: needs holdout records (records the generator never saw) to calibrate against")
+    calibration_parts = [holdout] + ([aux] if aux is not None and len(aux) else [])
+    parts = [_typed(members, schema, "members")] + [_typed(p, schema, "calibration records")
+                                                      for p in calibration_parts]
+    real = pd.concat(parts, ignore_index=True)
+    scores = exposure_scores(real, _typed(synthetic, schema, "synthetic"), schema)
+    m = len(members)
+    member_scores, calibration = scores[:m], scores[m:]
+    p_values = conformal_p_values(member_scores, calibration)
+    named = benjamini_hochberg(p_values, fdr)
+    label = np.r_[np.ones(m, dtype=int), np.zeros(len(calibration), dtype=int)]
+    from sklearn.metrics import roc_auc_score
+
+    auc = float(roc_auc_score(label, scores))
+    test = auc_against_chance(auc, m, len(calibration))
+    ids = np.concatenate([_ids(members)] + [_ids(p) for p in calibration_parts])
+    records = pd.DataFrame({ROW_ID: ids, "member": label, "score": scores,
+                            "p_value": np.r_[p_values, np.full(len(calibration), np.nan)],
+                            "identified": np.r_[named, np.zeros(len(calibration), dtype=bool)]})
+    return ExposureResult(auc=auc, auc_p_value=test["p_value"], auc_ci_low=test["ci_low"],
+                          auc_ci_high=test["ci_high"], n_members=m, n_calibration=len(calibration), fdr=fdr,
+                          n_identified=int(named.sum()), min_named=int(np.ceil(m / (fdr * (len(calibration) + 1)))),
+                          records=records)

@@ -1,0 +1,63 @@
+"""Per-person membership evidence (issue #42, `synthrisk.mia.exposure`): conformal p-values of a
+label-free exposure score, Benjamini-Hochberg naming members. Checked the way it is used: on
+releases that never saw the members it names nobody at about the stated rate; on releases with
+member copies it names them, with the false-discovery proportion within the stated rate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthrisk.mia.exposure import conformal_p_values, exposure, exposure_scores
+
+
+def test_conformal_p_values_count_the_calibration_scores_at_least_as_high():
+    calibration = np.array([0.1, 0.5, 0.5, 0.9])
+    p = conformal_p_values(np.array([1.0, 0.5, 0.0]), calibration)
+    np.testing.assert_allclose(p, [1 / 5, 4 / 5, 5 / 5])
+
+
+def test_a_copied_rare_record_scores_above_a_common_one_with_a_twin(adult, adult_schema):
+    """A bare distance of 0 ties every record that has a twin in the release; the exposure score
+    tells a copied rare record (nobody else near it) from a common one (a twin among the real records)."""
+    sample = adult.sample(400, random_state=1).reset_index(drop=True)
+    real = pd.concat([sample, sample.iloc[[0]]], ignore_index=True)  # record 0 has a twin; record 1 not
+    release = pd.concat([sample.iloc[[0, 1]], adult.sample(200, random_state=2)], ignore_index=True)
+    scores = exposure_scores(real, release, adult_schema)
+    assert scores[1] > scores[0] + 3 and scores[0] == pytest.approx(0.0, abs=1e-9)
+
+
+def _splits(adult, n, reps, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(reps):
+        index = rng.permutation(len(adult))[:3 * n]
+        yield (adult.iloc[index[i * n:(i + 1) * n]].reset_index(drop=True) for i in range(3))
+
+
+def test_nobody_is_named_in_releases_that_never_saw_the_members(adult, adult_schema):
+    named = [exposure(members, holdout, source, adult_schema).n_identified
+             for members, holdout, source in _splits(adult, 500, 60, seed=7)]
+    # BH names anyone in at most 5 % of null releases: 3 sd above it on 60 replications
+    assert np.mean(np.array(named) > 0) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 60)
+
+
+def test_member_copies_are_named_with_the_false_discovery_rate_held(adult, adult_schema):
+    fdp, found = [], []
+    for members, holdout, source in _splits(adult, 1000, 30, seed=8):
+        release = source.copy()
+        release.iloc[:100] = members.iloc[:100].to_numpy()  # 10 % member copies
+        result = exposure(members, holdout, release, adult_schema)
+        named = result.records.index[(result.records["member"] == 1) & result.records["identified"]]
+        found.append(len(named) > 0)
+        fdp.append(float(np.mean(named >= 100)) if len(named) else 0.0)
+    assert np.mean(found) >= 0.9
+    assert np.mean(fdp) <= 0.05 + 3 * np.std(fdp) / np.sqrt(len(fdp))
+    assert result.min_named == int(np.ceil(1000 / (0.05 * 1001)))
+
+
+def test_an_identity_release_names_every_member_with_a_score_above_the_holdout(adult, adult_schema):
+    members, holdout, _ = next(_splits(adult, 300, 1, seed=9))
+    result = exposure(members, holdout, members, adult_schema)
+    assert result.auc > 0.95 and result.n_identified > 250
+    assert result.records.loc[result.records["member"] == 0, "identified"].sum() == 0
