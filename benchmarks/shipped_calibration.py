@@ -1,0 +1,294 @@
+"""The audit calibrated exactly as it ships (issue #42, item 3): `synthrisk.audit(train, synthetic,
+holdout, schema=...)` with its defaults, as a steward runs it, on releases whose truth is known.
+
+Pre-registered. Every cell (dataset, members, release kinds, number of splits, seed) is fixed in
+`benchmarks/calibration/shipped/plan.yaml` before it runs; this script runs a cell's splits and
+never more than the plan says, and a cell is never extended after looking (a plan whose cell
+changed after its runs began is refused: each runs row carries the cell's fingerprint). Each split
+is appended to its worker's runs file (`runs/{cell}.w{K}.csv.gz`, one gzip member per split) as
+soon as it finishes, so a study is resumable (a rerun skips the splits its files hold) and can be
+pooled over workers and sessions. `--summarise` regenerates every table from the runs files alone.
+
+Per split, members and holdout (n each) and the records of each release are disjoint draws of one
+population (`synthrisk.calibration.Population`: Adult without replacement, or the simulator):
+- nulls, releases that never saw the members: `second_holdout` (a second holdout drawn
+  independently of the reference holdout, released as it is: fresh records of the population) and
+  `cart` (the `cart` generator fitted on other records);
+- positive controls: `copies_q` (population records of which a share q are replaced by copies of
+  random members), `rare_q` (the same with copies of the rarest share q of the members: those
+  farthest, in Gower distance, from every other real record) and `leaky` (the `leaky` generator:
+  10 % member copies, independent columns).
+Per release the runs file holds, per risk, the level, whether an attack beat its reference, the
+members named and the effect with its simultaneous interval, and the audit's answer.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/shipped_calibration.py --cell adult-1000-nulls [--worker 0 --workers 2]
+    PYTHONPATH=. .venv/bin/python benchmarks/shipped_calibration.py --summarise
+
+The summary: per cell and release, per risk the share of splits at risk, below the threshold and
+inconclusive, and per audit the share with any risk at risk and the share answering yes, each with
+a Clopper-Pearson interval. The table's cells are one family: the intervals are Bonferroni-adjusted
+over every (release, risk or audit) rate it reports, so that all of them hold together at 95 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import hashlib
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+HERE = Path(__file__).resolve().parent
+STUDY = HERE / "calibration" / "shipped"
+PLAN = STUDY / "plan.yaml"
+RUNS = STUDY / "runs"
+NULLS = ("second_holdout", "cart")
+RUNS_COLUMNS = ["cell", "fingerprint", "dataset", "n", "split", "release", "risk", "level", "beats", "n_identified",
+                "effect", "effect_low", "effect_high", "answer", "seconds", "commit"]
+AUDIT = "(audit)"
+REFUSED = "(refused by the record checks)"
+
+
+def fingerprint(cell: dict) -> str:
+    """What fixes a cell before it runs: its dataset, size, releases, seed and number of splits."""
+    text = json.dumps({k: cell[k] for k in ("dataset", "n", "releases", "splits", "seed")}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def load_plan(path: Path = PLAN) -> dict[str, dict]:
+    cells = yaml.safe_load(path.read_text())["cells"]
+    for name, cell in cells.items():
+        missing = {"dataset", "n", "releases", "splits", "seed"} - set(cell)
+        if missing:
+            raise SystemExit(f"{path}: cell {name} lacks {sorted(missing)}")
+    return cells
+
+
+def rarest(members: pd.DataFrame, holdout: pd.DataFrame, schema, share: float) -> pd.DataFrame:
+    """The share of members farthest (Gower) from every other real record, members and holdout pooled."""
+    from synthrisk.mia.gower import GowerSpace, k_nearest
+
+    real = pd.concat([members, holdout], ignore_index=True)[list(schema.columns)]
+    space = GowerSpace.fit(real, schema)
+    distance, _ = k_nearest(real, real, space, 2)
+    isolation = distance[: len(members), 1]
+    k = max(1, int(round(share * len(members))))
+    return members.iloc[np.argsort(-isolation, kind="stable")[:k]]
+
+
+def releases(members, holdout, population, schema, kinds: list[str], seed: int) -> dict[str, pd.DataFrame]:
+    """Each release kind of one split (see the module's docstring), in `kinds`' order."""
+    from synthrisk.calibration import releases as study_releases
+
+    n = len(members)
+    rng = np.random.default_rng([seed, 0x5A1])
+    out, base = {}, None
+    for kind in kinds:
+        if kind == "second_holdout":
+            out[kind] = population.take(n)
+        elif kind.startswith(("copies_", "rare_")):
+            base = population.take(n) if base is None else base  # one draw serves every share
+            share = float(kind.split("_", 1)[1])
+            copies = (members.iloc[rng.choice(n, size=int(round(share * n)), replace=False)]
+                      if kind.startswith("copies_") else rarest(members, holdout, schema, share))
+            kept = base.drop(index=rng.choice(n, size=len(copies), replace=False))
+            mixed = pd.concat([kept, copies], ignore_index=True)
+            out[kind] = mixed.iloc[rng.permutation(len(mixed))].reset_index(drop=True)
+        else:  # cart, leaky
+            out.update(study_releases(members, holdout, population, schema, [kind], seed))
+    return out
+
+
+def audit_rows(members, holdout, release, schema) -> tuple[list[dict], str]:
+    """One row per risk of `synthrisk.audit` with its shipped defaults, and the audit's answer."""
+    import synthrisk
+    from synthrisk.figures import discarded
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), discarded():
+        result = synthrisk.audit(members, release, holdout, schema=schema)
+    rows = []
+    for entry in result.report["risks"]:
+        policy = entry.get("policy") or {}
+        rows.append({"risk": entry["risk"], "level": entry["level"], "beats": entry.get("beats"),
+                     "n_identified": entry.get("n_identified"), "effect": policy.get("effect"),
+                     "effect_low": policy.get("effect_low"), "effect_high": policy.get("effect_high")})
+    return rows, result.answer
+
+
+def run_split(name: str, cell: dict, split: int, commit: str) -> list[dict]:
+    from synthrisk.calibration import Population
+    from synthrisk.errors import SynthriskError
+
+    n = int(cell["n"])
+    kinds = list(cell["releases"])
+    needed = n * (2 + sum(1 for k in kinds if k in ("second_holdout", "cart"))
+                  + any(k.startswith(("copies_", "rare_")) for k in kinds))
+    seed = int(np.random.SeedSequence([int(cell["seed"]), split]).generate_state(1)[0])
+    population = Population.of(cell["dataset"], needed, seed=seed)
+    schema = population.schema
+    members, holdout = population.take(n), population.take(n)
+    key = {"cell": name, "fingerprint": fingerprint(cell), "dataset": cell["dataset"], "n": n, "split": split,
+           "commit": commit}
+    rows = []
+    for kind, release in releases(members, holdout, population, schema, kinds, seed).items():
+        start = time.perf_counter()
+        try:
+            risks, answer = audit_rows(members, holdout, release, schema)
+        except SynthriskError as refusal:
+            # The audit refuses some random splits (a holdout repeating records beyond random halves
+            # of the pooled records, at p <= 0.001): no verdict; kept as one row saying why.
+            rows.append({**key, "release": kind, "risk": REFUSED, "level": str(refusal)[:200]})
+            continue
+        seconds = round(time.perf_counter() - start, 1)
+        rows += [{**key, "release": kind, **risk, "answer": answer, "seconds": seconds} for risk in risks]
+        rows.append({**key, "release": kind, "risk": AUDIT,
+                     "level": "at risk" if any(r["level"] == "at risk" for r in risks) else "not at risk",
+                     "answer": answer, "seconds": seconds})
+    return rows
+
+
+def read_runs(folder: Path | None = None) -> pd.DataFrame:
+    files = sorted((RUNS if folder is None else folder).glob("*.csv.gz"))
+    if not files:
+        return pd.DataFrame(columns=RUNS_COLUMNS)
+    return pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+
+
+def append(rows: list[dict], path: Path) -> None:
+    """One split's rows as a new gzip member of `path` (pandas reads the concatenated members as one
+    file; a split killed mid-write leaves at most a truncated last member, which `read_runs` refuses)."""
+    frame = pd.DataFrame(rows, columns=RUNS_COLUMNS)
+    header = not path.exists()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = frame.to_csv(index=False, header=header)
+    with gzip.open(path, "ab") as handle:
+        handle.write(text.encode())
+
+
+def run_cell(name: str, cells: dict, worker: int, workers: int, commit: str, limit: int | None = None) -> int:
+    """Run the cell's splits of this worker that no runs file holds yet; returns how many it ran."""
+    cell = cells[name]
+    done = read_runs()
+    mine = done[done["cell"] == name]
+    stale = set(mine["fingerprint"]) - {fingerprint(cell)}
+    if stale:
+        raise SystemExit(f"cell {name}: its runs were made under another plan ({sorted(stale)}); a pre-registered "
+                         "cell is never changed after it began: add a new cell instead")
+    finished = set(mine["split"].astype(int))
+    todo = [s for s in range(int(cell["splits"])) if s % workers == worker and s not in finished]
+    path = RUNS / f"{name}.w{worker}.csv.gz"
+    ran = 0
+    for split in todo[:limit]:
+        start = time.perf_counter()
+        append(run_split(name, cell, split, commit), path)
+        ran += 1
+        print(f"{name} split {split}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    return ran
+
+
+def clopper_pearson(k: int, m: int, confidence: float) -> tuple[float, float]:
+    from synthrisk.proportions import clopper_pearson as interval
+
+    return interval(k, m, confidence) if m else (float("nan"), float("nan"))
+
+
+def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
+    """Per cell, release and risk (and the audit): splits, at risk / below / inconclusive counts and
+    rates, the audit's yes answers, with Clopper-Pearson intervals Bonferroni-adjusted over the rows."""
+    runs = runs[runs["risk"] != REFUSED]
+    groups = []
+    for (cell, release, risk), part in runs.groupby(["cell", "release", "risk"], sort=True):
+        splits = part["split"].nunique()
+        row = {"cell": cell, "dataset": part["dataset"].iloc[0], "n": int(part["n"].iloc[0]), "release": release,
+               "kind": "null" if release in NULLS else "positive control", "risk": risk, "splits": splits,
+               "planned": int(cells.get(cell, {}).get("splits", 0)),
+               "at_risk": int((part["level"] == "at risk").sum())}
+        if risk == AUDIT:
+            row["yes"] = int((part["answer"] == "yes").sum())
+        else:
+            row["below"] = int((part["level"] == "below the threshold").sum())
+            row["inconclusive"] = int((part["level"] == "inconclusive").sum())
+        groups.append(row)
+    table = pd.DataFrame(groups, columns=["cell", "dataset", "n", "release", "kind", "risk", "splits", "planned",
+                                          "at_risk", "below", "inconclusive", "yes"])
+    family = max(len(table), 1)
+    confidence = 1 - 0.05 / family
+    for column in ("at_risk", "below", "yes"):
+        counts = table[column]
+        table[f"{column}_rate"] = counts / table["splits"]
+        bounds = [clopper_pearson(int(k), int(m), confidence) if pd.notna(k) else (np.nan, np.nan)
+                  for k, m in zip(counts, table["splits"])]
+        table[f"{column}_low"] = [b[0] for b in bounds]
+        table[f"{column}_high"] = [b[1] for b in bounds]
+    table.attrs["confidence"] = confidence
+    return table
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """The summary as the docs show it: per cell, release and risk, rate (interval) of each outcome."""
+    def cell(k, rate, low, high):
+        return "" if pd.isna(k) else f"{int(k)} ({100 * rate:.1f} %, {100 * low:.1f}–{100 * high:.1f})"
+
+    lines = [f"Intervals: Clopper–Pearson at {100 * table.attrs.get('confidence', 0.95):.3f} % each "
+             f"(Bonferroni over the {len(table)} rows: 95 % together).", "",
+             "| cell | release | risk | splits (planned) | at risk | below the threshold | audit answers yes |",
+             "|---|---|---|---|---|---|---|"]
+    for r in table.itertuples():
+        lines.append(f"| {r.cell} | {r.release} | {r.risk} | {r.splits} ({r.planned}) | "
+                     f"{cell(r.at_risk, r.at_risk_rate, r.at_risk_low, r.at_risk_high)} | "
+                     f"{cell(r.below, r.below_rate, r.below_low, r.below_high)} | "
+                     f"{cell(r.yes, r.yes_rate, r.yes_low, r.yes_high)} |")
+    return "\n".join(lines) + "\n"
+
+
+def planned_widths(cells: dict) -> str:
+    """What each cell's pre-registered split count can tell, stated before it runs: the upper end of
+    the interval at 0 events and at a 5 % rate, and the width of the interval at 50 %."""
+    lines = ["| cell | splits | upper end at 0 | interval at 5 % | interval at 50 % |", "|---|---|---|---|---|"]
+    for name, cell in cells.items():
+        m = int(cell["splits"])
+        zero = clopper_pearson(0, m, 0.95)[1]
+        five = clopper_pearson(int(round(0.05 * m)), m, 0.95)
+        half = clopper_pearson(m // 2, m, 0.95)
+        lines.append(f"| {name} | {m} | {100 * zero:.1f} % | {100 * five[0]:.1f}–{100 * five[1]:.1f} % | "
+                     f"{100 * half[0]:.1f}–{100 * half[1]:.1f} % |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cell", help="a cell of the plan to run")
+    parser.add_argument("--worker", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--limit", type=int, help="run at most this many splits now (the rest later)")
+    parser.add_argument("--summarise", action="store_true", help="write the tables from the runs files")
+    parser.add_argument("--widths", action="store_true", help="print what each planned split count can tell")
+    args = parser.parse_args(argv)
+    cells = load_plan()
+    if args.widths:
+        print(planned_widths(cells))
+    if args.cell:
+        if args.cell not in cells:
+            raise SystemExit(f"--cell: {args.cell!r} is not in {PLAN} ({sorted(cells)})")
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True,
+                                text=True).stdout.strip()
+        ran = run_cell(args.cell, cells, args.worker, args.workers, commit, args.limit)
+        print(f"{args.cell}: {ran} split(s) run by worker {args.worker}", file=sys.stderr)
+    if args.summarise:
+        table = summarise(read_runs(), cells)
+        table.to_csv(STUDY / "summary.csv", index=False, float_format="%.6g")
+        (STUDY / "summary.md").write_text(markdown(table))
+        print(markdown(table))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""The pre-registered calibration of the audit as it ships (issue #42, item 3;
+benchmarks/shipped_calibration.py): a cell runs the shipped `synthrisk.audit` on releases of known
+truth, appends each split as it finishes, resumes where it stopped, refuses a cell changed after it
+began, and its tables regenerate byte for byte from the committed runs files."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pandas as pd
+import pytest
+from helpers import ROOT
+
+
+@pytest.fixture(scope="module")
+def study():
+    spec = importlib.util.spec_from_file_location("shipped_calibration", ROOT / "benchmarks" / "shipped_calibration.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_cell_runs_resumes_and_refuses_to_be_changed(study, tmp_path, monkeypatch):
+    """The study's bookkeeping, through the real audit at the calibration's cheaper settings (the same
+    verdict logic; the study itself runs the shipped settings)."""
+    from synthrisk.calibration import CHEAP_SETTINGS
+    from synthrisk.release_audit import run as audit_run
+
+    monkeypatch.setattr(audit_run, "AUDIT_SETTINGS", CHEAP_SETTINGS)
+    monkeypatch.setattr(study, "RUNS", tmp_path / "runs")
+    cell = {"dataset": "simulation", "n": 60, "releases": ["second_holdout", "rare_0.05"], "splits": 2, "seed": 7}
+    cells = {"tiny": cell}
+    assert study.run_cell("tiny", cells, worker=0, workers=1, commit="test", limit=1) == 1
+    assert study.run_cell("tiny", cells, worker=0, workers=1, commit="test") == 1  # the other split only
+    assert study.run_cell("tiny", cells, worker=0, workers=1, commit="test") == 0  # never beyond the plan
+    runs = study.read_runs(tmp_path / "runs")
+    assert sorted(runs["split"].unique()) == [0, 1] and set(runs["release"]) == set(cell["releases"])
+    assert set(runs["risk"]) == {"membership", "attribute_inference", "singling_out", "linkability", study.AUDIT}
+    audits = runs[runs["risk"] == study.AUDIT]
+    assert set(audits["answer"]) <= {"yes", "no", "inconclusive"} and len(audits) == 4
+    # A cell is never extended or changed after it began.
+    with pytest.raises(SystemExit, match="never changed after it began"):
+        study.run_cell("tiny", {"tiny": {**cell, "splits": 3}}, worker=0, workers=1, commit="test")
+    table = study.summarise(runs, cells)
+    audit = table[(table["risk"] == study.AUDIT) & (table["release"] == "second_holdout")].iloc[0]
+    assert audit["splits"] == 2 and audit["planned"] == 2 and audit["kind"] == "null"
+    # the intervals hold together over the table's rows (Bonferroni)
+    assert table.attrs["confidence"] == pytest.approx(1 - 0.05 / len(table))
+
+
+def test_the_rarest_members_are_the_most_isolated(study, adult, adult_schema):
+    sample = adult.sample(300, random_state=3).reset_index(drop=True)
+    members, holdout = sample.iloc[:150].reset_index(drop=True), sample.iloc[150:].reset_index(drop=True)
+    doubled = pd.concat([members, members.iloc[:100]], ignore_index=True)  # 100 members get a twin
+    rare = study.rarest(doubled.iloc[:150], pd.concat([holdout, members.iloc[:100]]), adult_schema, 0.1)
+    assert len(rare) == 15 and set(rare.index) <= set(range(100, 150))
+
+
+def test_the_committed_tables_regenerate_from_the_committed_runs(study):
+    """One command (`--summarise`) regenerates every table of the study from its runs files."""
+    summary = study.STUDY / "summary.md"
+    if not any(study.RUNS.glob("*.csv.gz")):
+        pytest.skip("no runs committed yet")
+    table = study.summarise(study.read_runs(), study.load_plan())
+    assert study.markdown(table) == summary.read_text()
