@@ -71,7 +71,7 @@ def test_identity_release_is_at_risk_on_every_risk_with_every_measure_reported(i
         assert risk["at_risk"] is True, risk["verdict"]
         attack = risk["strongest_attack"]
         assert attack["value"] > attack["reference"]
-        assert str(attack["attack"]) in risk["verdict"] and "so the release is at risk of" in risk["meaning"]
+        assert str(attack["attack"]) in risk["verdict"] and "the release is at risk of" in risk["meaning"]
     assert report["utility"]["quality"] > 0.95 and "Quality" in report["utility"]["meaning"]
     assert report["inputs"]["n_train"] == 400 and report["inputs"]["schema_inferred"] is False
     assert (out / "tables/rapid.csv").exists() and not (out / "schema.yaml").exists()

@@ -122,7 +122,8 @@ def test_rerun_after_adding_a_generator_touches_only_its_branch(tiny_run):
     aggregations = {rule for rule, wildcards in jobs if not wildcards}
     assert {rule for rule, _ in per_run} == {"generate", "measures"}
     assert all("generator=independent_again" in wildcards for _, wildcards in per_run), per_run
-    assert aggregations == {"rapid_summary", "mia_summary", "dcr_summary", "domias_summary", "utility_summary",
+    assert aggregations == {"rapid_summary", "mia_summary", "dcr_summary", "exposure_summary", "domias_summary",
+                            "utility_summary",
                             "exact_copies_summary", "summary", "provenance", "report", "findings", "all"}
 
     (tmp_path / "results/synthetic/adult/cart/seed0.parquet").unlink()
