@@ -314,7 +314,8 @@ def publish(table) -> None:
 
     import pandas as pd
 
-    from synthrisk.calibrated_power import PUBLISHED, publish_table
+    from synthrisk.calibrated_power import PUBLISHED
+    from synthrisk.calibration import publish_table
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=Path(__file__).resolve().parents[1]).stdout.strip() or "unknown"

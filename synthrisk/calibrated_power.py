@@ -1,12 +1,14 @@
 """What the verdicts detected in the calibration study (`benchmarks/verdict_calibration.py`), as
-the audit quotes it next to a risk that shows no evidence: "in the calibration study at about this
-size, this verdict detected member copies in X % of the release with 80 % power".
+the audit quotes it next to a risk: "in the calibration study at about this size, this verdict
+detected member copies in X % of the release with 80 % power", when the policy reads each risk at
+the level the study did.
 
 The study's published result is `synthrisk/reference/calibration_power.csv` (written by the
-benchmark with `--publish`; one row per dataset x n x risk x member-copy share: the share of
-splits whose risk verdict fired, its Clopper-Pearson interval, the splits, the false-positive rate
-of the same verdict on the null releases, and the commit). The audit picks the calibrated size
-nearest to its training file's (on a log scale) and says which it is."""
+benchmark with `--publish`, through `synthrisk.calibration.publish_table`; one row per dataset x n
+x risk x member-copy share: the share of splits whose risk verdict fired, its Clopper-Pearson
+interval, the splits, the false-positive rate of the same verdict on the null releases, and the
+commit). The audit picks the calibrated size nearest to its training file's (on a log scale) and
+says which it is."""
 
 from __future__ import annotations
 
@@ -36,28 +38,6 @@ def published() -> pd.DataFrame:
         return pd.DataFrame(columns=COLUMNS)
     with path.open() as handle:
         return pd.read_csv(handle)
-
-
-def publish_table(table: pd.DataFrame, commit: str) -> pd.DataFrame:
-    """The published form of `synthrisk.calibration.rates` output: per dataset x n x risk x copy
-    share, the risk verdict's power; beside it the verdict's highest false-positive rate over the
-    null releases (and the upper end of its interval)."""
-    from .calibration import NULLS, RISK_VERDICT
-
-    verdicts = table[table["attack"] == RISK_VERDICT]
-    nulls = verdicts[verdicts["release"].isin(NULLS)]
-    worst = (nulls.sort_values("rate").groupby(["dataset", "n", "risk"]).tail(1)
-             .set_index(["dataset", "n", "risk"])[["rate", "rate_high", "splits"]])
-    copies = verdicts[verdicts["release"].str.startswith("copies_")]
-    rows = []
-    for r in copies.itertuples():
-        null = worst.loc[(r.dataset, r.n, r.risk)] if (r.dataset, r.n, r.risk) in worst.index else None
-        rows.append({"dataset": r.dataset, "n": int(r.n), "risk": r.risk, "share": float(r.release.split("_")[1]),
-                     "splits": int(r.splits), "power": r.rate, "power_low": r.rate_low, "power_high": r.rate_high,
-                     "null_rate": None if null is None else float(null["rate"]),
-                     "null_rate_high": None if null is None else float(null["rate_high"]),
-                     "null_splits": None if null is None else int(null["splits"]), "commit": commit})
-    return pd.DataFrame(rows, columns=COLUMNS).sort_values(["dataset", "n", "risk", "share"]).reset_index(drop=True)
 
 
 def quote(risk: str, n_train: int, policy, yours: str = "this file has") -> str | None:

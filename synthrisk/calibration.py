@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .calibrated_power import COLUMNS as PUBLISHED_COLUMNS
 from .calibrated_power import STUDY_ATTACKS
 from .data import load_schema
 from .data.schema import DatasetSchema
@@ -324,3 +325,23 @@ def smallest_detected(table: pd.DataFrame, power: float = 0.8) -> pd.DataFrame:
         rows.append({**dict(zip(["dataset", "n", "risk"], key)),
                      f"smallest_share_detected_{int(power * 100)}": hit["share"].iloc[0] if len(hit) else np.nan})
     return pd.DataFrame(rows)
+
+
+def publish_table(table: pd.DataFrame, commit: str) -> pd.DataFrame:
+    """The published form of `rates` output (`synthrisk.calibrated_power.COLUMNS`): per dataset x n x
+    risk x copy share, the risk verdict's power; beside it the verdict's highest false-positive rate over the
+    null releases (and the upper end of its interval)."""
+    verdicts = table[table["attack"] == RISK_VERDICT]
+    nulls = verdicts[verdicts["release"].isin(NULLS)]
+    worst = (nulls.sort_values("rate").groupby(["dataset", "n", "risk"]).tail(1)
+             .set_index(["dataset", "n", "risk"])[["rate", "rate_high", "splits"]])
+    copies = verdicts[verdicts["release"].str.startswith("copies_")]
+    rows = []
+    for r in copies.itertuples():
+        null = worst.loc[(r.dataset, r.n, r.risk)] if (r.dataset, r.n, r.risk) in worst.index else None
+        rows.append({"dataset": r.dataset, "n": int(r.n), "risk": r.risk, "share": float(r.release.split("_")[1]),
+                     "splits": int(r.splits), "power": r.rate, "power_low": r.rate_low, "power_high": r.rate_high,
+                     "null_rate": None if null is None else float(null["rate"]),
+                     "null_rate_high": None if null is None else float(null["rate_high"]),
+                     "null_splits": None if null is None else int(null["splits"]), "commit": commit})
+    return pd.DataFrame(rows, columns=PUBLISHED_COLUMNS).sort_values(["dataset", "n", "risk", "share"]).reset_index(drop=True)

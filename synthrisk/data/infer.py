@@ -32,7 +32,7 @@ import pandas as pd
 import yaml
 
 from ..errors import DataError
-from .schema import CATEGORICAL
+from .types import CATEGORICAL
 
 #: fewer rows than this and "a distinct value on every row" says nothing about identifiers
 MIN_ROWS_FOR_IDENTIFIER = 20

@@ -13,9 +13,8 @@ import yaml
 
 from ..errors import ConfigError, DataError, DomainError, SchemaError
 from .canonical import CHANGE_KINDS, boolean_columns, canonical_column, canonical_name, canonical_value
+from .types import CATEGORICAL, CONTINUOUS, INTEGER, NUMERIC_TYPES  # noqa: F401 - re-exported: the schema's types
 
-CATEGORICAL, CONTINUOUS, INTEGER = "categorical", "continuous", "integer"
-NUMERIC_TYPES = (CONTINUOUS, INTEGER)
 #: the split files' record id column (synthrisk.data.split.ROW_ID); no data column may take it
 RESERVED_COLUMNS = ("row_id",)
 #: characters a sensitive column's name may not hold: it becomes part of output file names

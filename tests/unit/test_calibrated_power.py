@@ -4,7 +4,8 @@ false-positive rate on the nulls (synthrisk.calibrated_power)."""
 
 import pandas as pd
 
-from synthrisk.calibrated_power import COLUMNS, publish_table, published, statement
+from synthrisk.calibrated_power import COLUMNS, published, statement
+from synthrisk.calibration import publish_table
 
 
 def _rates(n: int, powers: dict[float, float], null_rate: float = 0.02) -> pd.DataFrame:
