@@ -9,7 +9,8 @@ differences) is evaluated in one batched call. The gradient is scipy's default f
 `jac`: 2-point forward differences with absolute step `eps` (`approx_derivative(..., abs_step=eps)`).
 Given an objective whose rows do not interact, each problem follows exactly the iterates
 `minimize` would produce for it alone (tests/unit/test_dp_batched.py checks this against `minimize`).
-`setulb` is private to scipy: the pinned version (envs/requirements.txt) is the one checked.
+`setulb` is private to scipy: pyproject.toml allows only the minor release that
+tests/unit/test_dp_batched.py checks against scipy's own `minimize` (the pin in envs/requirements.txt).
 """
 
 from __future__ import annotations
