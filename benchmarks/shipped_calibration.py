@@ -4,10 +4,13 @@ holdout, schema=...)` with its defaults, as a steward runs it, on releases whose
 Pre-registered. Every cell (dataset, members, release kinds, number of splits, seed) is fixed in
 `benchmarks/calibration/shipped/plan.yaml` before it runs; this script runs a cell's splits and
 never more than the plan says, and a cell is never extended after looking (a plan whose cell
-changed after its runs began is refused: each runs row carries the cell's fingerprint). Each split
-is appended to its worker's runs file (`runs/{cell}.w{K}.csv.gz`, one gzip member per split) as
-soon as it finishes, so a study is resumable (a rerun skips the splits its files hold) and can be
-pooled over workers and sessions. `--summarise` regenerates every table from the runs files alone.
+changed after its runs began is refused: each runs row carries the cell's fingerprint; two cells
+of one dataset may not share a seed, which would replay the same splits). Each split is added to
+its worker's runs file (`runs/{cell}.w{K}.csv.gz`, rewritten whole into a temporary file and renamed
+over the old one, so a killed worker leaves the file as it was before that split) as soon as it
+finishes, so a study is resumable (a rerun skips the splits its files hold) and can be pooled over
+workers and sessions. Each row names the commit that ran it; the summary lists them per cell.
+`--summarise` regenerates every table from the runs files alone.
 
 Per split, members and holdout (n each) and the records of each release are disjoint draws of one
 population (`synthrisk.calibration.Population`: Adult without replacement, or the simulator):
@@ -26,8 +29,11 @@ members named and the effect with its simultaneous interval, and the audit's ans
 
 The summary: per cell and release, per risk the share of splits at risk, below the threshold and
 inconclusive, and per audit the share with any risk at risk and the share answering yes, each with
-a Clopper-Pearson interval. The table's cells are one family: the intervals are Bonferroni-adjusted
-over every (release, risk or audit) rate it reports, so that all of them hold together at 95 %.
+a Clopper-Pearson interval. The primary family, fixed by the plan before any run, is the per-audit
+"at risk" rate of every null release of every cell: its intervals are Bonferroni-adjusted over
+that family's planned size (`primary_family`), so that all of them hold together at 95 %; every
+other rate is secondary, with its own 95 % interval. Refused splits (the audit's input checks) are
+counted per cell, never dropped silently.
 """
 
 from __future__ import annotations
@@ -66,11 +72,23 @@ def fingerprint(cell: dict) -> str:
 
 def load_plan(path: Path = PLAN) -> dict[str, dict]:
     cells = yaml.safe_load(path.read_text())["cells"]
+    seeds: dict[tuple, str] = {}
     for name, cell in cells.items():
         missing = {"dataset", "n", "releases", "splits", "seed"} - set(cell)
         if missing:
             raise SystemExit(f"{path}: cell {name} lacks {sorted(missing)}")
+        key = (cell["dataset"], int(cell["seed"]))
+        if key in seeds:
+            raise SystemExit(f"{path}: cells {seeds[key]} and {name} share dataset {key[0]} and seed {key[1]}: they "
+                             "would draw the same splits; give every cell a seed of its own")
+        seeds[key] = name
     return cells
+
+
+def primary_family(cells: dict) -> int:
+    """The size of the primary family, fixed by the plan: one per-audit "at risk" rate per null
+    release of every cell."""
+    return sum(1 for cell in cells.values() for kind in cell["releases"] if kind in NULLS)
 
 
 def rarest(members: pd.DataFrame, holdout: pd.DataFrame, schema, share: float) -> pd.DataFrame:
@@ -164,14 +182,17 @@ def read_runs(folder: Path | None = None) -> pd.DataFrame:
 
 
 def append(rows: list[dict], path: Path) -> None:
-    """One split's rows as a new gzip member of `path` (pandas reads the concatenated members as one
-    file; a split killed mid-write leaves at most a truncated last member, which `read_runs` refuses)."""
+    """`path` with one split's rows added: the whole file rewritten into a temporary file and renamed
+    over it, so that a worker killed at any moment leaves the file as it was (the files are small:
+    a few thousand rows per cell)."""
     frame = pd.DataFrame(rows, columns=RUNS_COLUMNS)
-    header = not path.exists()
+    if path.exists():
+        frame = pd.concat([pd.read_csv(path), frame], ignore_index=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = frame.to_csv(index=False, header=header)
-    with gzip.open(path, "ab") as handle:
-        handle.write(text.encode())
+    partial = path.with_name(f".{path.name}.part")
+    with gzip.GzipFile(partial, "wb", mtime=0) as handle:  # no timestamp: the same rows, the same bytes
+        handle.write(frame.to_csv(index=False).encode())
+    partial.replace(path)
 
 
 def run_cell(name: str, cells: dict, worker: int, workers: int, commit: str, limit: int | None = None) -> int:
@@ -203,14 +224,24 @@ def clopper_pearson(k: int, m: int, confidence: float) -> tuple[float, float]:
 
 def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
     """Per cell, release and risk (and the audit): splits, at risk / below / inconclusive counts and
-    rates, the audit's yes answers, with Clopper-Pearson intervals Bonferroni-adjusted over the rows."""
+    rates, the audit's yes answers, with Clopper-Pearson intervals: the primary family's (null
+    releases' per-audit at-risk rates) Bonferroni-adjusted over its planned size, the rest at 95 %."""
+    repeated = runs.duplicated(["cell", "split", "release", "risk"])
+    if repeated.any():
+        first = runs[repeated].iloc[0]
+        raise SystemExit(f"runs: cell {first['cell']} split {first['split']} release {first['release']} is in the runs "
+                         "files twice (overlapping workers?); remove the repeat")
+    refused = runs[runs["risk"] == REFUSED].groupby("cell")["split"].nunique()
+    commits = runs.groupby("cell")["commit"].agg(lambda c: " ".join(sorted(set(map(str, c)))))
     runs = runs[runs["risk"] != REFUSED]
     groups = []
     for (cell, release, risk), part in runs.groupby(["cell", "release", "risk"], sort=True):
         splits = part["split"].nunique()
         row = {"cell": cell, "dataset": part["dataset"].iloc[0], "n": int(part["n"].iloc[0]), "release": release,
                "kind": "null" if release in NULLS else "positive control", "risk": risk, "splits": splits,
-               "planned": int(cells.get(cell, {}).get("splits", 0)),
+               "planned": int(cells.get(cell, {}).get("splits", 0)), "refused": int(refused.get(cell, 0)),
+               "commits": commits.get(cell, ""),
+               "primary": release in NULLS and risk == AUDIT,
                "at_risk": int((part["level"] == "at risk").sum())}
         if risk == AUDIT:
             row["yes"] = int((part["answer"] == "yes").sum())
@@ -219,14 +250,13 @@ def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
             row["inconclusive"] = int((part["level"] == "inconclusive").sum())
         groups.append(row)
     table = pd.DataFrame(groups, columns=["cell", "dataset", "n", "release", "kind", "risk", "splits", "planned",
-                                          "at_risk", "below", "inconclusive", "yes"])
-    family = max(len(table), 1)
-    confidence = 1 - 0.05 / family
+                                          "refused", "commits", "primary", "at_risk", "below", "inconclusive", "yes"])
+    confidence = 1 - 0.05 / max(primary_family(cells), 1)
     for column in ("at_risk", "below", "yes"):
         counts = table[column]
         table[f"{column}_rate"] = counts / table["splits"]
-        bounds = [clopper_pearson(int(k), int(m), confidence) if pd.notna(k) else (np.nan, np.nan)
-                  for k, m in zip(counts, table["splits"])]
+        bounds = [clopper_pearson(int(k), int(m), confidence if column == "at_risk" and primary else 0.95)
+                  if pd.notna(k) else (np.nan, np.nan) for k, m, primary in zip(counts, table["splits"], table["primary"])]
         table[f"{column}_low"] = [b[0] for b in bounds]
         table[f"{column}_high"] = [b[1] for b in bounds]
     table.attrs["confidence"] = confidence
@@ -238,28 +268,35 @@ def markdown(table: pd.DataFrame) -> str:
     def cell(k, rate, low, high):
         return "" if pd.isna(k) else f"{int(k)} ({100 * rate:.1f} %, {100 * low:.1f}–{100 * high:.1f})"
 
-    lines = [f"Intervals: Clopper–Pearson at {100 * table.attrs.get('confidence', 0.95):.3f} % each "
-             f"(Bonferroni over the {len(table)} rows: 95 % together).", "",
-             "| cell | release | risk | splits (planned) | at risk | below the threshold | audit answers yes |",
+    lines = [f"Intervals: Clopper–Pearson. Primary (**bold**: the null releases' per-audit at-risk rates) at "
+             f"{100 * table.attrs.get('confidence', 0.95):.3f} % each, Bonferroni over the plan's primary family: "
+             "95 % together; every other interval 95 % on its own.", "",
+             "| cell | release | risk | splits (planned; refused) | at risk | below the threshold | audit answers yes |",
              "|---|---|---|---|---|---|---|"]
     for r in table.itertuples():
-        lines.append(f"| {r.cell} | {r.release} | {r.risk} | {r.splits} ({r.planned}) | "
-                     f"{cell(r.at_risk, r.at_risk_rate, r.at_risk_low, r.at_risk_high)} | "
+        at_risk = cell(r.at_risk, r.at_risk_rate, r.at_risk_low, r.at_risk_high)
+        lines.append(f"| {r.cell} | {r.release} | {r.risk} | {r.splits} ({r.planned}; {r.refused}) | "
+                     f"{f'**{at_risk}**' if r.primary else at_risk} | "
                      f"{cell(r.below, r.below_rate, r.below_low, r.below_high)} | "
                      f"{cell(r.yes, r.yes_rate, r.yes_low, r.yes_high)} |")
     return "\n".join(lines) + "\n"
 
 
 def planned_widths(cells: dict) -> str:
-    """What each cell's pre-registered split count can tell, stated before it runs: the upper end of
-    the interval at 0 events and at a 5 % rate, and the width of the interval at 50 %."""
-    lines = ["| cell | splits | upper end at 0 | interval at 5 % | interval at 50 % |", "|---|---|---|---|---|"]
+    """What each cell's pre-registered split count can tell, stated before it runs: for the primary
+    family (the null releases' per-audit at-risk rates, Bonferroni over its planned size) and for a
+    secondary rate at 95 %, the upper end of the interval at 0 events, and the interval at 1 % and at
+    50 % (power)."""
+    confidence = 1 - 0.05 / max(primary_family(cells), 1)
+    lines = [f"Primary family: {primary_family(cells)} rates, each at {100 * confidence:.3f} %.", "",
+             "| cell | splits | primary: upper end at 0 | primary: at 1 % | secondary: at 50 % |",
+             "|---|---|---|---|---|"]
     for name, cell in cells.items():
         m = int(cell["splits"])
-        zero = clopper_pearson(0, m, 0.95)[1]
-        five = clopper_pearson(int(round(0.05 * m)), m, 0.95)
+        zero = clopper_pearson(0, m, confidence)[1]
+        one = clopper_pearson(int(round(0.01 * m)), m, confidence)
         half = clopper_pearson(m // 2, m, 0.95)
-        lines.append(f"| {name} | {m} | {100 * zero:.1f} % | {100 * five[0]:.1f}–{100 * five[1]:.1f} % | "
+        lines.append(f"| {name} | {m} | {100 * zero:.1f} % | {100 * one[0]:.1f}–{100 * one[1]:.1f} % | "
                      f"{100 * half[0]:.1f}–{100 * half[1]:.1f} % |")
     return "\n".join(lines) + "\n"
 

@@ -11,11 +11,14 @@ A risk's verdict is a decision against its threshold, with three outcomes:
   verdict says what would decide it (about how many times the records, at the current estimate).
 Only *below the threshold* on every risk supports a release.
 
-The family-wise level `alpha` is per audit: each of the four risks is read at `alpha / 4`
-(Bonferroni over the risks), within a risk Holm's procedure over its attacks decides which beat
-their reference, and the intervals are simultaneous over its attacks; so a release that is below
-every threshold is called at risk (or a below-the-threshold risk above it) in at most `alpha` of
-audits.
+The family-wise level `alpha` is per audit. A false "at risk" spends it twice: members are named at
+false-discovery rate 0.9 `alpha` (`naming_fdr`), which names anyone in at most that share of audits
+of a release that never saw its members, and the lower bounds share the remaining 0.1 `alpha` over
+the four risks (`lower_alpha`, one-sided, simultaneous over each risk's attacks). So such a release
+is called at risk in at most `alpha` of audits. "An attack beats its reference" (Holm over a risk's
+attacks) and the upper bounds are read at `alpha / 4` per risk (`risk_alpha`; the upper bound
+one-sided at half of it): a risk whose attacks' true effects are at the threshold is called below
+it in at most `alpha / 8` of audits.
 
 Effects are measured on one scale per kind of attack, stated with the threshold (`SCALES`): the
 advantage 2 (AUC - 0.5) of a membership score (2 (share - 1/2) for DCR), the control-corrected
@@ -44,6 +47,11 @@ SOURCE = ("re-identification probability 0.09 of the EMA's Policy 0070 external 
           "guidance on the public release of clinical information")
 KEYS = ("alpha", "thresholds", "power", "source")
 
+#: the share of the audit's level that naming members spends (the rest goes to the lower bounds):
+#: most of it, since a lower bound above the threshold is all but impossible for a release that
+#: never saw its members, while naming is limited by the holdout's size (a larger rate names
+#: copied members from fewer of them)
+NAMING_SHARE = 0.9
 LEVELS = {"at_risk": "at risk", "inconclusive": "inconclusive", "below": "below the threshold"}
 #: the audit's answer to "does this audit support releasing this file?"
 ANSWERS = {"yes": "yes", "no": "no", "inconclusive": "inconclusive"}
@@ -68,8 +76,23 @@ class Policy:
 
     @property
     def risk_alpha(self) -> float:
-        """The level each risk is read at: the audit's family-wise level shared by its risks."""
+        """The level each risk is read at for "an attack beats its reference" (Holm) and for the upper
+        bounds that call it below the threshold (two-sided intervals: one side spends half): the
+        audit's family-wise level shared by its risks."""
         return self.alpha / len(RISKS)
+
+    @property
+    def naming_fdr(self) -> float:
+        """The false-discovery rate at which members are named (per-person evidence): NAMING_SHARE of
+        the audit's level."""
+        return self.alpha * NAMING_SHARE
+
+    @property
+    def lower_alpha(self) -> float:
+        """The one-sided level of each risk's lower bounds (simultaneous over its attacks): the rest of
+        the audit's level, shared by its risks, so that a release that never saw its members is
+        called at risk, by a bound or by a name, in at most `alpha` of audits."""
+        return self.alpha * (1 - NAMING_SHARE) / len(RISKS)
 
     def to_dict(self) -> dict:
         return {"alpha": self.alpha, "power": self.power, "thresholds": dict(self.thresholds), "source": self.source}

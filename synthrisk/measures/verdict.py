@@ -8,16 +8,17 @@ own reference point, and the risk decided against the policy's threshold
   interval). Holm's procedure over the risk's attacks at the risk's level (`Policy.risk_alpha`, the
   audit's family-wise level over its four risks) decides which attacks beat their reference
   (`beats`, what the calibration study counts as "fired").
-- Effects share one scale per risk: effect = effect_scale x (value - reference), with a
-  simultaneous interval over the risk's k attacks (Bonferroni: each at 1 - risk_alpha / k, from the
-  attack's own interval's spread on each side, so that an asymmetric interval, such as the score
-  intervals of the control-set risks and of RAPID's member excess, keeps its shape), so the attack
-  chosen after looking at all k is still covered.
+- Effects share one scale per risk: effect = effect_scale x (value - reference), with bounds
+  simultaneous over the risk's k attacks (Bonferroni), from the attack's own interval's spread on
+  each side, so that an asymmetric interval, such as the score intervals of the control-set risks
+  and of RAPID's member excess, keeps its shape: the lower bound one-sided at `lower_alpha / k` (the
+  share of the audit's level the bounds spend on "at risk"), the upper bound one-sided at
+  `risk_alpha / (2 k)`. The attack chosen after looking at all k is still covered.
 - The level: *at risk* when an attack's simultaneous lower bound lies above the threshold, or when a
   measure identifies a person (`n_identified` > 0: members named with a controlled false-discovery
   rate); *below the threshold* when every attack has an interval and every simultaneous upper bound
   lies below it; *inconclusive* otherwise, with how many times the records would decide it at the
-  current estimate (`decide_factor`).
+  current estimates (`decide_factor`: the most any attack straddling the threshold needs).
 - The attack shown: for *at risk* the one with the largest lower bound (or the identifying one); else
   the one with the largest upper bound, which is the one that keeps the risk from being below the
   threshold (an attack without an interval first).
@@ -88,10 +89,11 @@ def decisions(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFr
     out["family_size"] = out.groupby(keys)["p"].transform("size")
     out["p_holm"] = out.groupby(keys)["p"].transform(holm_adjusted)
     out["beats"] = out["p_holm"] <= policy.risk_alpha
-    z = norm.ppf(1 - policy.risk_alpha / (2 * out["family_size"].astype(float)))
+    k = out["family_size"].astype(float)
+    z_low, z_high = norm.ppf(1 - policy.lower_alpha / k), norm.ppf(1 - policy.risk_alpha / (2 * k))
     below, above = _side_spreads(out)
-    out["effect_low"] = out["effect"] - z * scale * below
-    out["effect_high"] = out["effect"] + z * scale * above
+    out["effect_low"] = out["effect"] - z_low * scale * below
+    out["effect_high"] = out["effect"] + z_high * scale * above
     return out
 
 
@@ -110,16 +112,26 @@ def detectable_effect(group: pd.DataFrame, policy: Policy) -> float:
     return float((norm.ppf(1 - policy.risk_alpha / k) + norm.ppf(policy.power)) * se.min())
 
 
-def decide_factor(best: pd.Series, threshold: float) -> float:
-    """How many times the records (every file alike) would make the inconclusive attack's interval
-    leave the threshold's side it straddles, at its current estimate: a standard error falls as one
-    over the square root of the records. NaN without an interval; inf at an estimate on the threshold."""
-    effect, low, high = float(best["effect"]), float(best["effect_low"]), float(best["effect_high"])
+def _attack_factor(effect: float, low: float, high: float, threshold: float) -> float:
+    """How many times the records would make one attack's interval leave the threshold's side it
+    straddles, at its current estimate (a standard error falls as one over the square root of the
+    records): 0 when it does not straddle it, NaN without an interval, inf on the threshold."""
     if not (np.isfinite(low) and np.isfinite(high)):
         return float("nan")
+    if not low <= threshold <= high:
+        return 0.0
     gap = abs(effect - threshold)
     half = (high - effect) if effect < threshold else (effect - low)
     return float((half / gap) ** 2) if gap > 0 else float("inf")
+
+
+def decide_factor(group: pd.DataFrame, threshold: float) -> float:
+    """How many times the records (every file alike) would decide an inconclusive risk at the current
+    estimates: the most any of its attacks needs to leave the threshold's side (NaN when an attack
+    has no interval)."""
+    factors = [_attack_factor(float(r.effect), float(r.effect_low), float(r.effect_high), threshold)
+               for r in group.itertuples()]
+    return float("nan") if any(np.isnan(f) for f in factors) else float(max(factors))
 
 
 def _decide(group: pd.DataFrame, threshold: float) -> tuple[str, pd.Series]:
@@ -146,7 +158,7 @@ def risk_table(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataF
         threshold = policy.threshold(risk)
         level, best = _decide(group, threshold)
         power = detectable_effect(group, policy)
-        factor = decide_factor(best, threshold) if level == "inconclusive" else float("nan")
+        factor = decide_factor(group, threshold) if level == "inconclusive" else float("nan")
         n_beating = int(group["beats"].sum())
         identified = int(group["n_identified"].fillna(0).sum())
         verdict = _verdict_text(level, best, len(group), n_beating, identified, threshold, policy, power, factor)
@@ -201,7 +213,7 @@ def _verdict_text(level: str, best: pd.Series, n: int, n_beating: int, identifie
         decide = "the estimate sits on the threshold: no size decides it"
     else:
         decide = "an attack without an interval cannot be decided"
-    could = (f"; with {policy.power:.0%} power this audit detects an effect of {power:.3f} or more"
+    could = (f"; with {policy.power:.0%} power an attack beats its reference at an effect of {power:.3f} or more"
              if np.isfinite(power) else "")
     return (f"inconclusive: {best['attack']} ({shown}; {bound} straddles the threshold {threshold:g}: {decide}; "
             f"{beating}, {family}{could})")

@@ -11,19 +11,22 @@ in the population is near it); a common record with a twin in the population doe
 its distance to the release is 0 too (a bare distance of 0 would tie every such record with the
 copies). `eps` (EPSILON_SHARE of one column's mismatch) keeps exact matches finite.
 
-Each member gets a conformal p-value of its score against the scores of the records the generator
-never saw (the holdout, and the auxiliary records when given): p = (1 + #{calibration scores >=
-its score}) / (n + 1) (Bates, Candès, Lei, Romano & Sesia 2023, *Testing for outliers with
-conformal p-values*). The score never reads who is a member (d_real is computed over the pooled
-real records), so under the null (a release that never saw the members) members and calibration
-records are exchangeable and the p-values are valid; they are positively dependent (PRDS), so
-Benjamini-Hochberg at level q names members with a false-discovery rate of at most q, and names
-nobody with probability at least 1 - q.
+Each member gets a conformal p-value of its score against the holdout records' scores: p = (1 +
+#{holdout scores >= its score}) / (n + 1) (Bates, Candès, Lei, Romano & Sesia 2023, *Testing for
+outliers with conformal p-values*). The score is a symmetric function of the pooled real records
+and never reads who is a member, so under the null (a release that never saw the members: members
+and holdout records exchangeable given the release) the p-values are valid and positively
+dependent (PRDS), and Benjamini-Hochberg at level q names members with a false-discovery rate of
+at most q, and names anyone with probability at most q. The auxiliary records enter the reference
+(d_real) only, not the calibration: nothing checks that they are exchangeable with the members, and
+calibrating on another population would make the members' p-values too small.
 
-Resolution: the smallest conformal p-value is 1/(n + 1), so BH at q over m members names anyone
-only when at least m / (q (n + 1)) members score above every calibration record (`min_named`):
-a handful of copied records among many members is seen by the average (the AUC beside it), not
-named. More calibration records (an auxiliary file) lower that count.
+The null BH tests is "no membership signal", not "an effect below the policy threshold": a member
+named is evidence that the release gives that person away, however small the average effect.
+
+Resolution: the smallest conformal p-value is 1/(n + 1), so BH at q over m members names either
+nobody or at least ceil(m / (q (n + 1))) members (`min_named`): a handful of copied records among
+many members is seen by the average (the AUC beside it), not named.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ class ExposureResult:
     n_calibration: int
     fdr: float
     n_identified: int
-    #: members that must all score above every calibration record before BH can name any
+    #: BH names nobody or at least this many members: ceil(m / (q (n + 1)))
     min_named: int
     #: row_id, member (1/0), score, p_value (members; NaN for calibration records), identified
     records: pd.DataFrame = field(repr=False)
@@ -68,7 +71,7 @@ class ExposureResult:
                 "auc_ci_high": self.auc_ci_high, "n_members": self.n_members, "n_calibration": self.n_calibration,
                 "fdr": self.fdr, "n_identified": self.n_identified, "min_named": self.min_named,
                 "score_rule": SCORE_RULE, "epsilon_share": EPSILON_SHARE,
-                "calibration": "holdout and auxiliary records (the records the generator never saw)"}
+                "calibration": "the holdout records (the records the generator never saw)"}
 
 
 def exposure_scores(real: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema) -> np.ndarray:
@@ -99,33 +102,32 @@ def _ids(frame: pd.DataFrame) -> np.ndarray:
 
 
 def exposure(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
-             aux: pd.DataFrame | None = None, fdr: float = 0.05) -> ExposureResult:
-    """Score every member and every record the generator never saw (holdout, and `aux` when given),
-    give each member its conformal p-value against them, and name the members Benjamini-Hochberg
-    rejects at false-discovery rate `fdr`."""
+             aux: pd.DataFrame | None = None, fdr: float = 0.045) -> ExposureResult:
+    """Score every member and holdout record (the auxiliary records, when given, join the real records
+    each score is measured against), give each member its conformal p-value against the holdout's
+    scores, and name the members Benjamini-Hochberg rejects at false-discovery rate `fdr` (default:
+    the default policy's `synthrisk.measures.policy.Policy.naming_fdr`)."""
+    from sklearn.metrics import roc_auc_score
+
     if not 0 < fdr < 1:
         raise DataError(f"exposure: fdr must be in (0, 1), got {fdr!r}")
     if holdout is None or not len(holdout):
         raise DataError("exposure: needs holdout records (records the generator never saw) to calibrate against")
-    calibration_parts = [holdout] + ([aux] if aux is not None and len(aux) else [])
-    parts = [_typed(members, schema, "members")] + [_typed(p, schema, "calibration records")
-                                                      for p in calibration_parts]
-    real = pd.concat(parts, ignore_index=True)
+    reference = [aux] if aux is not None and len(aux) else []
+    real = pd.concat([_typed(members, schema, "members"), _typed(holdout, schema, "holdout")]
+                     + [_typed(a, schema, "auxiliary records") for a in reference], ignore_index=True)
     scores = exposure_scores(real, _typed(synthetic, schema, "synthetic"), schema)
-    m = len(members)
-    member_scores, calibration = scores[:m], scores[m:]
+    m, n = len(members), len(holdout)
+    member_scores, calibration = scores[:m], scores[m:m + n]
     p_values = conformal_p_values(member_scores, calibration)
     named = benjamini_hochberg(p_values, fdr)
-    label = np.r_[np.ones(m, dtype=int), np.zeros(len(calibration), dtype=int)]
-    from sklearn.metrics import roc_auc_score
-
-    auc = float(roc_auc_score(label, scores))
-    test = auc_against_chance(auc, m, len(calibration))
-    ids = np.concatenate([_ids(members)] + [_ids(p) for p in calibration_parts])
-    records = pd.DataFrame({ROW_ID: ids, "member": label, "score": scores,
-                            "p_value": np.r_[p_values, np.full(len(calibration), np.nan)],
-                            "identified": np.r_[named, np.zeros(len(calibration), dtype=bool)]})
+    label = np.r_[np.ones(m, dtype=int), np.zeros(n, dtype=int)]
+    auc = float(roc_auc_score(label, scores[:m + n]))
+    test = auc_against_chance(auc, m, n)
+    records = pd.DataFrame({ROW_ID: np.concatenate([_ids(members), _ids(holdout)]), "member": label,
+                            "score": scores[:m + n], "p_value": np.r_[p_values, np.full(n, np.nan)],
+                            "identified": np.r_[named, np.zeros(n, dtype=bool)]})
     return ExposureResult(auc=auc, auc_p_value=test["p_value"], auc_ci_low=test["ci_low"],
-                          auc_ci_high=test["ci_high"], n_members=m, n_calibration=len(calibration), fdr=fdr,
-                          n_identified=int(named.sum()), min_named=int(np.ceil(m / (fdr * (len(calibration) + 1)))),
+                          auc_ci_high=test["ci_high"], n_members=m, n_calibration=n, fdr=fdr,
+                          n_identified=int(named.sum()), min_named=int(np.ceil(m / (fdr * (n + 1)))),
                           records=records)

@@ -39,12 +39,12 @@ def compute(data: AuditInput, work: Path, bar: bool | None = None, policy: Polic
 
     say = say or progress
     start = time.perf_counter()
-    measures = audit_measures()
+    policy = policy or Policy()
+    measures = audit_measures(policy)
     for note in data.notes:
         say(f"note: {note}")
     runs = run_measures(data, work, measures, bar, say)
     say("summarising")
-    policy = policy or Policy()
     evidence, risks = summarise(runs, measures, work, policy)
     write_input_table(data, work / "tables" / INPUT_TABLE)
     page.write_figures(evidence, work / "figures")

@@ -44,10 +44,15 @@ def silent(message: str) -> None:
     """Where the step lines go when nobody asked for them (the Python API without `progress`)."""
 
 
-def audit_measures() -> dict:
-    """Every registered measure, in the report's order, with its audit settings."""
+def audit_measures(policy=None) -> dict:
+    """Every registered measure, in the report's order, with its audit settings; members are named at
+    the policy's `naming_fdr` (default policy: `Policy()`)."""
+    from ..measures.policy import Policy
+
+    policy = policy or Policy()
+    settings = {**AUDIT_SETTINGS, "exposure": {**AUDIT_SETTINGS.get("exposure", {}), "fdr": policy.naming_fdr}}
     measures = sorted(builtin_measures().values(), key=lambda m: (m.order, m.name))
-    return {m.name: (m, m.settings(AUDIT_SETTINGS.get(m.name))) for m in measures}
+    return {m.name: (m, m.settings(settings.get(m.name))) for m in measures}
 
 
 def measure_input(data: AuditInput, seed: int = SEED) -> MeasureInput:

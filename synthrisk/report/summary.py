@@ -117,7 +117,7 @@ def plot_risk_utility(summary: pd.DataFrame, specs: dict, dataset: str, path) ->
 def plot_evidence(evidence: pd.DataFrame, specs: dict, dataset: str, path, policy=None) -> Path:
     """Every attack against its own reference, one panel per risk type: the excess of its value
     over the reference (chance floor, 0.5, control set) per generator; filled markers beat the
-    reference (Holm over the risk's attacks at the policy's level; over seeds, the median p-value),
+    reference (Holm over the risk's attacks at the policy's level; over seeds, twice the median p-value),
     open ones do not."""
     from ..measures.base import RISKS
     from ..measures.verdict import beats

@@ -43,9 +43,29 @@ def test_a_cell_runs_resumes_and_refuses_to_be_changed(study, tmp_path, monkeypa
         study.run_cell("tiny", {"tiny": {**cell, "splits": 3}}, worker=0, workers=1, commit="test")
     table = study.summarise(runs, cells)
     audit = table[(table["risk"] == study.AUDIT) & (table["release"] == "second_holdout")].iloc[0]
-    assert audit["splits"] == 2 and audit["planned"] == 2 and audit["kind"] == "null"
-    # the intervals hold together over the table's rows (Bonferroni)
-    assert table.attrs["confidence"] == pytest.approx(1 - 0.05 / len(table))
+    assert audit["splits"] == 2 and audit["planned"] == 2 and audit["kind"] == "null" and audit["primary"]
+    assert audit["commits"] == "test" and audit["refused"] == 0
+    # the primary family (null releases' per-audit rates) is the plan's: one null release here
+    assert table.attrs["confidence"] == pytest.approx(0.95) and study.primary_family(cells) == 1
+    # a split in the runs twice (overlapping workers) is refused, not counted twice
+    with pytest.raises(SystemExit, match="twice"):
+        study.summarise(pd.concat([runs, runs.iloc[:1]]), cells)
+
+
+def test_two_cells_may_not_share_a_seed_and_a_write_is_whole_or_nothing(study, tmp_path):
+    plan = tmp_path / "plan.yaml"
+    cell = "{dataset: adult, n: 10, releases: [cart], splits: 2, seed: 5}"
+    plan.write_text(f"cells:\n  a: {cell}\n  b: {cell}\n")
+    with pytest.raises(SystemExit, match="share dataset adult and seed 5"):
+        study.load_plan(plan)
+    path = tmp_path / "runs" / "a.w0.csv.gz"
+    row = dict.fromkeys(study.RUNS_COLUMNS, 1)
+    study.append([row], path)
+    before = path.read_bytes()
+    study.append([row], path)
+    assert len(pd.read_csv(path)) == 2 and not list(path.parent.glob(".*.part"))
+    study.append([], path)
+    assert path.read_bytes() != before and len(pd.read_csv(path)) == 2
 
 
 def test_the_rarest_members_are_the_most_isolated(study, adult, adult_schema):

@@ -15,8 +15,10 @@ from synthrisk.measures.base import RISKS
 from synthrisk.measures.policy import LEVELS, Policy, load_policy, policy_from_mapping
 from synthrisk.measures.verdict import decisions, release_answer, risk_table
 
-#: the level of one risk under the default policy: the audit's 0.05 over its four risks
+#: the level of one risk under the default policy (Holm, upper bounds): the audit's 0.05 over its four
+#: risks; the one-sided level of its lower bounds: 0.1 of the audit's 0.05 over the four risks
 RISK_ALPHA = 0.05 / 4
+LOWER_ALPHA = 0.05 * 0.1 / 4
 
 
 def row(attack, value, reference, se, p=None, scale=1.0, risk="membership", generator="g", n_seeds=1):
@@ -44,10 +46,10 @@ def test_three_outcomes_against_the_policy_threshold():
     # a point estimate above the threshold is never read as below it
     copies = table.loc["copies"]
     assert copies["level"] == LEVELS["inconclusive"] and copies["effect"] == pytest.approx(0.144)
-    z = norm.ppf(1 - RISK_ALPHA / 2)
-    assert copies["effect_low"] == pytest.approx(0.144 - z * 2 * 0.0204, rel=1e-6)
+    z, z_low = norm.ppf(1 - RISK_ALPHA / 2), norm.ppf(1 - LOWER_ALPHA)
+    assert copies["effect_low"] == pytest.approx(0.144 - z_low * 2 * 0.0204, rel=1e-6)
     # what decides it: (half-width / distance to the threshold)^2 times the records
-    assert copies["decide_factor"] == pytest.approx((z * 2 * 0.0204 / (0.144 - 0.09)) ** 2, rel=1e-6)
+    assert copies["decide_factor"] == pytest.approx((z_low * 2 * 0.0204 / (0.144 - 0.09)) ** 2, rel=1e-6)
     assert f"about {copies['decide_factor']:.1f} times the records would decide it" in copies["verdict"]
     wide = table.loc["wide"]
     assert wide["level"] == LEVELS["inconclusive"] and not wide["beats"]
@@ -88,7 +90,7 @@ def test_the_strongest_attack_is_chosen_on_the_common_scale_with_a_simultaneous_
     assert best["attack"] == "auc" and best["effect"] == pytest.approx(0.2)
     # the bound is simultaneous over both attacks at the risk's level: wider than the attack's own 95% interval
     assert best["effect_low"] < 0.2 - 2 * 1.959964 * 0.01 + 1e-12
-    assert best["effect_low"] == pytest.approx(0.2 - norm.ppf(1 - RISK_ALPHA / 4) * 0.02)
+    assert best["effect_low"] == pytest.approx(0.2 - norm.ppf(1 - LOWER_ALPHA / 2) * 0.02)
 
 
 def test_each_verdict_cell_shows_the_policy_it_was_judged_by():
@@ -247,11 +249,23 @@ def test_an_asymmetric_interval_keeps_its_shape_at_the_simultaneous_level():
     # value than above: the simultaneous lower bound is rescaled from the lower side alone.
     skewed = dict(row("score", 0.30, 0.0, 0.0, p=1e-6), ci_low=0.30 - 0.25, ci_high=0.30 + 0.05)
     decided = decisions(pd.DataFrame([skewed, row("other", 0.1, 0.0, 0.05, p=0.2)])).set_index("attack")
-    z = norm.ppf(1 - RISK_ALPHA / 4)  # two attacks in the family
-    assert decided.loc["score", "effect_low"] == pytest.approx(0.30 - z * 0.25 / 1.959964, rel=1e-5)
-    assert decided.loc["score", "effect_high"] == pytest.approx(0.30 + z * 0.05 / 1.959964, rel=1e-5)
-    # alone, its lower bound 0.05 is below the threshold 0.09: inconclusive; the symmetric interval
-    # of the same width (+- 0.15) would have put it at 0.15, "at risk"
+    z_low, z_high = norm.ppf(1 - LOWER_ALPHA / 2), norm.ppf(1 - RISK_ALPHA / 4)  # two attacks in the family
+    assert decided.loc["score", "effect_low"] == pytest.approx(0.30 - z_low * 0.25 / 1.959964, rel=1e-5)
+    assert decided.loc["score", "effect_high"] == pytest.approx(0.30 + z_high * 0.05 / 1.959964, rel=1e-5)
+    # alone, its lower bound (-0.09) is below the threshold 0.09: inconclusive; a symmetric interval
+    # of +- 0.10 would have put it at 0.15, "at risk"
     assert risk_table(pd.DataFrame([skewed])).iloc[0]["level"] == LEVELS["inconclusive"]
-    symmetric = dict(skewed, ci_low=0.30 - 0.15, ci_high=0.30 + 0.15)
+    symmetric = dict(skewed, ci_low=0.30 - 0.10, ci_high=0.30 + 0.10)
     assert risk_table(pd.DataFrame([symmetric])).iloc[0]["level"] == LEVELS["at_risk"]
+
+
+def test_what_decides_an_inconclusive_risk_is_what_its_slowest_attack_needs():
+    """The attack shown (largest upper bound) is not always the one that needs the most records: an
+    estimate close under the threshold needs more than a wide interval around 0."""
+    close, wide = row("close", 0.085, 0.0, 0.0044, p=1e-6), row("wide", 0.0, 0.0, 0.04, p=0.5)
+    table = risk_table(pd.DataFrame([close, wide])).iloc[0]
+    assert table["level"] == LEVELS["inconclusive"] and table["attack"] == "wide"
+    decided = decisions(pd.DataFrame([close, wide])).set_index("attack")
+    needs = {a: ((decided.loc[a, "effect_high"] - decided.loc[a, "effect"]) / (0.09 - decided.loc[a, "effect"])) ** 2
+             for a in ("close", "wide")}
+    assert needs["close"] > needs["wide"] and table["decide_factor"] == pytest.approx(needs["close"])
