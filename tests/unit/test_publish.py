@@ -28,7 +28,7 @@ from synthrisk import outputs
 from synthrisk.api import _write
 from synthrisk.cli import main
 from synthrisk.errors import DataError
-from synthrisk.outputs import AUDIT_COMPLETE, MANIFEST, STAGING_PREFIX, AuditFolder, record_written
+from synthrisk.outputs import AUDIT_COMPLETE, MANIFEST, STAGING_PREFIX, AuditFolder
 
 HTML, JSON, SCHEMA, TABLES = "audit.html", "audit.json", "schema.yaml", "tables"
 
@@ -75,11 +75,10 @@ def run_audit(out: Path, root: Path, tag: str, schema_given: bool = False, table
 
 
 def infer_schema(out: Path, tag: str) -> None:
-    """What `synthrisk schema infer --out OUT/schema.yaml` does with the file it writes."""
-    path = outputs.check_output_file(out / SCHEMA, {})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"name: inferred {tag}\n")
-    record_written(path, command="schema infer")
+    """What `synthrisk schema infer --out OUT/schema.yaml` does with the file it writes
+    (synthrisk/data/cli.py): one step, recorded before it is renamed into place."""
+    outputs.write_file(outputs.check_output_file(out / SCHEMA, {}, option="--out"), f"name: inferred {tag}\n",
+                       command="schema infer", option="--out")
 
 
 def manifest(out: Path) -> dict:
