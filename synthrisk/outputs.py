@@ -158,7 +158,9 @@ def _unrecorded_marker_of_an_audit(path: Path, manifest: dict) -> bool:
         marker = json.loads(path.read_text())
     except (OSError, ValueError):
         return False
-    files = marker.get("files") if isinstance(marker, dict) else None
+    if not isinstance(marker, dict):
+        return False
+    files = marker.get("files")
     return (_regular_file(path) and marker.get("command") == AUDIT_COMMAND and isinstance(files, list)
             and bool(files) and all(isinstance(key, str) and isinstance(manifest["files"].get(key), dict)
                                     and manifest["files"][key].get("command") == AUDIT_COMMAND for key in files))

@@ -146,15 +146,10 @@ def canonical_column(series: pd.Series, boolean: bool = False, ignore_case: bool
                 changes[kind] += int(counts[value])
     return out.set_axis(series.index).astype(object), changes
 def _boolean_like(value) -> tuple[bool, bool]:
-    """(is a boolean or a boolean's spelling, is 0 or 1 as a number or its text)."""
-    if isinstance(value, (bool, np.bool_)):
-        return True, False
-    if isinstance(value, (int, np.integer, float, np.floating)):
-        return False, bool(np.isfinite(float(value)) and float(value) in _BOOLEAN_NUMBERS)
-    if isinstance(value, str):
-        text = unicodedata.normalize("NFC", value).strip()
-        return text.lower() in _BOOLEAN_TEXT, _text_number(text) in ("0", "1")
-    return False, False
+    """(is a boolean or a boolean's spelling, is 0 or 1 as a number or its text), read off the
+    value's canonical text."""
+    text, _ = canonical_value(value)
+    return text in (TRUE, FALSE), text in ("0", "1")
 
 
 def boolean_columns(frames: list[pd.DataFrame], columns: list[str]) -> set[str]:

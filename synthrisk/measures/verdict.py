@@ -68,19 +68,19 @@ def decisions(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFr
     over the attacks of its dataset x generator x risk), `beats` (p_holm <= alpha), `family_size`,
     `effect`, `effect_se` and the simultaneous `effect_low` / `effect_high`."""
     policy = policy or Policy()
-    out = evidence.copy()
+    out = evidence.assign(**{c: v for c, v in OPTIONAL_EVIDENCE.items() if c not in evidence})
     if out.empty:
         return out.assign(p=[], p_holm=[], beats=[], family_size=[], effect=[], effect_se=[], effect_low=[],
                           effect_high=[], excess=[])
     value, reference = out["value"].astype(float), out["reference"].astype(float)
-    scale = out["effect_scale"].astype(float).fillna(1.0) if "effect_scale" in out else pd.Series(1.0, index=out.index)
+    scale = out["effect_scale"].astype(float).fillna(1.0)
     se = _spread(out)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (value - reference) / se
     # se 0: the value is certain; it beats its reference exactly when it is above it
     z = z.where(se > 0, np.where(value > reference, np.inf, -np.inf))
     derived = pd.Series(norm.sf(z), index=out.index).where(se.notna())
-    p = pd.to_numeric(out["p_value"], errors="coerce") if "p_value" in out else pd.Series(np.nan, index=out.index)
+    p = pd.to_numeric(out["p_value"], errors="coerce")
     out["p"] = p.fillna(derived).fillna(1.0).clip(0.0, 1.0)
     out["excess"] = value - reference
     out["effect"] = scale * (value - reference)
@@ -152,7 +152,7 @@ def risk_table(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataF
     policy = policy or Policy()
     if evidence.empty:
         return pd.DataFrame(columns=RISK_COLUMNS)
-    decided = decisions(evidence.assign(**{c: v for c, v in OPTIONAL_EVIDENCE.items() if c not in evidence}), policy)
+    decided = decisions(evidence, policy)
     rows = []
     for (dataset, generator, risk), group in decided.groupby(PAIR + ["risk"], sort=False):
         threshold = policy.threshold(risk)

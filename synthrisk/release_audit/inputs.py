@@ -91,14 +91,12 @@ def _read(source, options: ReadOptions, label: str) -> pd.DataFrame:
     """A DataFrame as given (a copy: the audit types its columns), or a file read with the reader
     options (they concern text files; Parquet carries its own types). Column names are text:
     a DataFrame's integer names become "0", "1", ... (two names that become one are refused)."""
-    from ..io import read_table, table_format
+    from ..io import _check_unique, read_table, table_format
 
     frame = source.copy() if isinstance(source, pd.DataFrame) else \
         read_table(source, None if table_format(source)[0] == "parquet" else options)
     names = [str(c) for c in frame.columns]
-    if len(set(names)) != len(names):
-        raise DataError(f"{label}: column names {[c for c in frame.columns if names.count(str(c)) > 1]} are the "
-                        "same once written as text; rename one of them")
+    _check_unique(names, label)
     return frame.set_axis(names, axis=1)
 
 
