@@ -19,7 +19,7 @@ LEVEL_CLASSES = {LEVELS["at_risk"]: "at-risk", LEVELS["inconclusive"]: "inconclu
 LEVEL_COLOURS = {"at-risk": ("#c0392b", "#fdf1ef"), "inconclusive": ("#d08a00", "#fff8ea"),
                  "below": ("#27864a", "#f0f8f2"), "not-measured": ("#999", "#fafafa")}
 LEVEL_CSS = "\n".join(
-    f".risk.{name}, table.verdicts td.{name} {{ border-left-color: {border}; background: {background}; }}"
+    f".risk.{name}, .answer.{name}, table.verdicts td.{name} {{ border-left-color: {border}; background: {background}; }}"
     for name, (border, background) in LEVEL_COLOURS.items()) + """
 table.verdicts { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; width: 100%; table-layout: fixed; }
 table.verdicts th, table.verdicts td { border: 1px solid #ddd; padding: 0.35em 0.5em; vertical-align: top; text-align: left;

@@ -202,6 +202,8 @@ def test_audit_page_renders_in_headless_chromium(identity_audit):
             "d.querySelector('.verdict').innerText, (d.querySelector('.meaning') || {}).innerText]);")
         measures = driver.execute_script(
             "return Array.from(document.querySelectorAll('#measures tbody tr')).map(r => r.cells[2].innerText);")
+        answer = driver.execute_script(
+            "const a = document.getElementById('release-answer'); return [a.innerText, getComputedStyle(a).borderLeftColor];")
     finally:
         driver.quit()
     assert {alt for alt, _ in images} >= {"risk_evidence_audit", "mia_roc_audit"}
@@ -209,4 +211,6 @@ def test_audit_page_renders_in_headless_chromium(identity_audit):
     assert [r[0] for r in risks] == [f"risk-{r}" for r in RISKS]
     assert all(verdict.startswith("at risk") and len(meaning) > 100 for _, verdict, meaning in risks), risks
     assert len(measures) == len(report["measures"]) and "skipped" in measures
+    # the release's answer stands first, in the at-risk colour (LEVEL_COLOURS: #c0392b)
+    assert report["release"]["answer"] == "no" and answer == [report["release"]["sentence"], "rgb(192, 57, 43)"], answer
     assert os.path.getsize(page) < 2_000_000
