@@ -13,7 +13,8 @@ workers and sessions. Each row names the commit that ran it; the summary lists t
 `--summarise` regenerates every table from the runs files alone.
 
 Per split, members and holdout (n each) and the records of each release are disjoint draws of one
-population (`synthrisk.calibration.Population`: Adult without replacement, or the simulator):
+population (`synthrisk.calibration.Population`: Adult without replacement, or the simulator), and
+the releases are `synthrisk.calibration.releases`:
 - nulls, releases that never saw the members: `second_holdout` (a second holdout drawn
   independently of the reference holdout, released as it is: fresh records of the population) and
   `cart` (the `cart` generator fitted on other records);
@@ -91,41 +92,6 @@ def primary_family(cells: dict) -> int:
     return sum(1 for cell in cells.values() for kind in cell["releases"] if kind in NULLS)
 
 
-def rarest(members: pd.DataFrame, holdout: pd.DataFrame, schema, share: float) -> pd.DataFrame:
-    """The share of members farthest (Gower) from every other real record, members and holdout pooled."""
-    from synthrisk.mia.gower import GowerSpace, k_nearest
-
-    real = pd.concat([members, holdout], ignore_index=True)[list(schema.columns)]
-    space = GowerSpace.fit(real, schema)
-    distance, _ = k_nearest(real, real, space, 2)
-    isolation = distance[: len(members), 1]
-    k = max(1, int(round(share * len(members))))
-    return members.iloc[np.argsort(-isolation, kind="stable")[:k]]
-
-
-def releases(members, holdout, population, schema, kinds: list[str], seed: int) -> dict[str, pd.DataFrame]:
-    """Each release kind of one split (see the module's docstring), in `kinds`' order."""
-    from synthrisk.calibration import releases as study_releases
-
-    n = len(members)
-    rng = np.random.default_rng([seed, 0x5A1])
-    out, base = {}, None
-    for kind in kinds:
-        if kind == "second_holdout":
-            out[kind] = population.take(n)
-        elif kind.startswith(("copies_", "rare_")):
-            base = population.take(n) if base is None else base  # one draw serves every share
-            share = float(kind.split("_", 1)[1])
-            copies = (members.iloc[rng.choice(n, size=int(round(share * n)), replace=False)]
-                      if kind.startswith("copies_") else rarest(members, holdout, schema, share))
-            kept = base.drop(index=rng.choice(n, size=len(copies), replace=False))
-            mixed = pd.concat([kept, copies], ignore_index=True)
-            out[kind] = mixed.iloc[rng.permutation(len(mixed))].reset_index(drop=True)
-        else:  # cart, leaky
-            out.update(study_releases(members, holdout, population, schema, [kind], seed))
-    return out
-
-
 def audit_rows(members, holdout, release, schema) -> tuple[list[dict], str]:
     """One row per risk of `synthrisk.audit` with its shipped defaults, and the audit's answer."""
     import synthrisk
@@ -143,7 +109,7 @@ def audit_rows(members, holdout, release, schema) -> tuple[list[dict], str]:
 
 
 def run_split(name: str, cell: dict, split: int, commit: str) -> list[dict]:
-    from synthrisk.calibration import Population
+    from synthrisk.calibration import Population, releases
     from synthrisk.errors import SynthriskError
 
     n = int(cell["n"])

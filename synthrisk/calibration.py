@@ -7,11 +7,14 @@ population (Adult without replacement; the simulator, fresh draws; at sizes beyo
 bootstrap of Adult with jitter on the numeric columns, so that no two draws share a record).
 
 Nulls, releases that never saw the members:
-- `population`: fresh records of the population;
+- `population` (also called `second_holdout`: a second holdout, released as it is): fresh records
+  of the population;
 - `cart`: the `cart` generator fitted on other records of the population;
 - `holdout`: the holdout itself (the release is the unseen records).
 Positive controls, releases that did see them:
 - `copies_q`: population records of which a share q are replaced by copies of members;
+- `rare_q`: the same with copies of the rarest share q of the members (`rarest`: those farthest
+  from every other real record), the records a leak harms most;
 - `leaky`: the `leaky` generator fitted on the members (10% member copies, independent columns).
 
 For each release the audit's risk verdicts (level per risk) and each attack's Holm decision are
@@ -108,16 +111,29 @@ class Population:
         return part
 
 
+def rarest(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetSchema, share: float) -> pd.DataFrame:
+    """The share of members farthest (Gower) from every other real record, members and holdout pooled."""
+    from .mia.gower import GowerSpace, k_nearest
+
+    real = pd.concat([members, holdout], ignore_index=True)[list(schema.columns)]
+    space = GowerSpace.fit(real, schema)
+    distance, _ = k_nearest(real, real, space, 2)
+    isolation = distance[: len(members), 1]  # the nearest other record (the first is the record itself)
+    k = max(1, int(round(share * len(members))))
+    return members.iloc[np.argsort(-isolation, kind="stable")[:k]]
+
+
 def releases(members: pd.DataFrame, holdout: pd.DataFrame, population: Population, schema: DatasetSchema,
              kinds: list[str], seed: int) -> dict[str, pd.DataFrame]:
-    """The synthetic release of each kind (see the module's docstring)."""
+    """The synthetic release of each kind (see the module's docstring), drawn in `kinds`' order."""
     from .generators.run import run_generator
 
     n = len(members)
     out = {}
     rng = np.random.default_rng([seed, 0xCA1])
+    base = None
     for kind in kinds:
-        if kind == "population":
+        if kind in ("population", "second_holdout"):
             out[kind] = population.take(n)
         elif kind == "holdout":
             out[kind] = holdout.copy()
@@ -127,19 +143,21 @@ def releases(members: pd.DataFrame, holdout: pd.DataFrame, population: Populatio
             if status["status"] != "ok":
                 raise RuntimeError(f"{kind}: {status['error']}")
             out[kind] = synthetic
-        elif kind.startswith("copies_"):
+        elif kind.startswith(("copies_", "rare_")):
             # One population draw serves every share: the releases differ only in their copies.
-            if "_copies_base" not in out:
-                out["_copies_base"] = population.take(n)
-            base = out["_copies_base"]
-            k = int(round(float(kind.split("_", 1)[1]) * n))
+            base = population.take(n) if base is None else base
+            share = float(kind.split("_", 1)[1])
+            k = int(round(share * n))
+            if kind.startswith("rare_"):
+                copies = rarest(members, holdout, schema, share)
+                k = len(copies)
             kept = base.drop(index=rng.choice(n, size=k, replace=False))
-            copies = members.iloc[rng.choice(n, size=k, replace=False)]
+            if kind.startswith("copies_"):
+                copies = members.iloc[rng.choice(n, size=k, replace=False)]
             mixed = pd.concat([kept, copies], ignore_index=True)
             out[kind] = mixed.iloc[rng.permutation(len(mixed))].reset_index(drop=True)
         else:
             raise ValueError(f"unknown release kind {kind!r}")
-    out.pop("_copies_base", None)
     return out
 
 

@@ -69,11 +69,13 @@ def test_two_cells_may_not_share_a_seed_and_a_write_is_whole_or_nothing(study, t
     assert path.read_bytes() != before and len(pd.read_csv(path)) == 2
 
 
-def test_the_rarest_members_are_the_most_isolated(study, adult, adult_schema):
+def test_the_rarest_members_are_the_most_isolated(adult, adult_schema):
+    from synthrisk.calibration import rarest
+
     sample = adult.sample(300, random_state=3).reset_index(drop=True)
     members, holdout = sample.iloc[:150].reset_index(drop=True), sample.iloc[150:].reset_index(drop=True)
     doubled = pd.concat([members, members.iloc[:100]], ignore_index=True)  # 100 members get a twin
-    rare = study.rarest(doubled.iloc[:150], pd.concat([holdout, members.iloc[:100]]), adult_schema, 0.1)
+    rare = rarest(doubled.iloc[:150], pd.concat([holdout, members.iloc[:100]]), adult_schema, 0.1)
     assert len(rare) == 15 and set(rare.index) <= set(range(100, 150))
 
 
