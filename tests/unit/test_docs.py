@@ -22,6 +22,13 @@ RUN_ELSEWHERE = {("docs/extending.md", '"""Members with an exact copy in the syn
                  "tests/unit/test_measure_api.py (test_the_docs_example_runs_as_written)"}
 
 
+#: a git commit hash as docs would quote one: a word of 7 to 40 lowercase hex digits holding at
+#: least one digit and one letter a-f. Not after "#", so colours (#c0392b) and issue numbers pass;
+#: longer hex words (a file's sha256, 64 digits) are checksums, not commits, and pass too.
+COMMIT_HASH = re.compile(r"(?<![0-9A-Za-z_#])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![0-9A-Za-z_])")
+README_MAX_LINES, PAGE_MAX_LINES = 150, 300
+
+
 def python_blocks() -> list[tuple[str, int, str]]:
     found = []
     for page in PAGES:
@@ -82,3 +89,18 @@ def test_readme_audit_command_runs_as_written(split, cheap_audit, tmp_path, monk
     assert lines[0].startswith("Does this audit support releasing this file? ")
     assert lines[1].startswith("membership inference: ") and any(line.startswith("attribute inference: ") for line in lines)
     assert {p.name for p in (tmp_path / "audit").iterdir()} >= {"audit.html", "audit.json", "tables", "schema.yaml"}
+
+
+def test_pages_are_short_and_describe_what_is():
+    """Issue #43, item 4: the README fits in 150 lines and every docs page in 300, and neither names
+    a commit: which commit measured what is history, and history goes to CHANGELOG.md."""
+    too_long, hashes = [], []
+    for page in PAGES:
+        name, text = page.relative_to(ROOT).as_posix(), page.read_text()
+        limit = README_MAX_LINES if name == "README.md" else PAGE_MAX_LINES
+        if len(text.splitlines()) > limit:
+            too_long.append(f"{name}: {len(text.splitlines())} lines (at most {limit})")
+        hashes += [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group()}" for m in COMMIT_HASH.finditer(text)]
+    assert not too_long, "pages too long: " + "; ".join(too_long)
+    assert not hashes, "commit hashes in the docs (move the history to CHANGELOG.md): " + "; ".join(hashes)
+    assert not COMMIT_HASH.search("colour #c0392b, a sha256 " + "0123456789abcdef" * 4) and COMMIT_HASH.search("at c1652a0")
