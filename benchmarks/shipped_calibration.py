@@ -23,7 +23,9 @@ the releases are `synthrisk.calibration.releases`:
   farthest, in Gower distance, from every other real record) and `leaky` (the `leaky` generator:
   10 % member copies, independent columns).
 Per release the runs file holds, per risk, the level, whether an attack beat its reference, the
-members named and the effect with its simultaneous interval, and the audit's answer.
+members named (and how many of them the release does not hold: every one in a null release, those
+not copied in `copies_q` and `rare_q`), the effect with its simultaneous interval, and the audit's
+answer; the audit's row counts the people named under any risk.
 
     PYTHONPATH=. .venv/bin/python benchmarks/shipped_calibration.py --cell adult-1000-nulls [--worker 0 --workers 2]
     PYTHONPATH=. .venv/bin/python benchmarks/shipped_calibration.py --summarise
@@ -60,7 +62,7 @@ PLAN = STUDY / "plan.yaml"
 RUNS = STUDY / "runs"
 NULLS = ("second_holdout", "cart")
 RUNS_COLUMNS = ["cell", "fingerprint", "dataset", "n", "split", "release", "risk", "level", "beats", "n_identified",
-                "effect", "effect_low", "effect_high", "answer", "seconds", "commit"]
+                "n_false", "effect", "effect_low", "effect_high", "answer", "seconds", "commit"]
 AUDIT = "(audit)"
 REFUSED = "(refused by the record checks)"
 
@@ -92,20 +94,35 @@ def primary_family(cells: dict) -> int:
     return sum(1 for cell in cells.values() for kind in cell["releases"] if kind in NULLS)
 
 
-def audit_rows(members, holdout, release, schema) -> tuple[list[dict], str]:
+def audit_rows(members, holdout, release, schema, kind: str) -> tuple[list[dict], str]:
     """One row per risk of `synthrisk.audit` with its shipped defaults, and the audit's answer."""
     import synthrisk
     from synthrisk.figures import discarded
 
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), discarded():
         result = synthrisk.audit(members, release, holdout, schema=schema)
-    rows = []
+    rows, everyone = [], set()
     for entry in result.report["risks"]:
         policy = entry.get("policy") or {}
+        named = {int(person["row_id"]) for person in entry.get("identified") or []}
+        everyone |= named
         rows.append({"risk": entry["risk"], "level": entry["level"], "beats": entry.get("beats"),
-                     "n_identified": entry.get("n_identified"), "effect": policy.get("effect"),
-                     "effect_low": policy.get("effect_low"), "effect_high": policy.get("effect_high")})
-    return rows, result.answer
+                     "n_identified": entry.get("n_identified"), "n_false": false_named(named, release, kind),
+                     "effect": policy.get("effect"), "effect_low": policy.get("effect_low"),
+                     "effect_high": policy.get("effect_high")})
+    audit = {"risk": AUDIT, "level": "at risk" if any(r["level"] == "at risk" for r in rows) else "not at risk",
+             "n_identified": len(everyone), "n_false": false_named(everyone, release, kind)}
+    return [*rows, audit], result.answer
+
+
+def false_named(named: set[int], release: pd.DataFrame, kind: str) -> int | None:
+    """How many of the `named` members (training-file rows) the release does not hold: every one in a
+    null release, those outside the copied members in `copies_q` and `rare_q`; unknown (None) for
+    `leaky`."""
+    if kind in NULLS:
+        return len(named)
+    copied = release.attrs.get("copied")
+    return None if copied is None else len(named - {int(i) for i in copied})
 
 
 def run_split(name: str, cell: dict, split: int, commit: str) -> list[dict]:
@@ -126,7 +143,7 @@ def run_split(name: str, cell: dict, split: int, commit: str) -> list[dict]:
     for kind, release in releases(members, holdout, population, schema, kinds, seed).items():
         start = time.perf_counter()
         try:
-            risks, answer = audit_rows(members, holdout, release, schema)
+            risks, answer = audit_rows(members, holdout, release, schema, kind)
         except SynthriskError as refusal:
             # The audit refuses some random splits (a holdout repeating records beyond random halves
             # of the pooled records, at p <= 0.001): no verdict; kept as one row saying why.
@@ -134,9 +151,6 @@ def run_split(name: str, cell: dict, split: int, commit: str) -> list[dict]:
             continue
         seconds = round(time.perf_counter() - start, 1)
         rows += [{**key, "release": kind, **risk, "answer": answer, "seconds": seconds} for risk in risks]
-        rows.append({**key, "release": kind, "risk": AUDIT,
-                     "level": "at risk" if any(r["level"] == "at risk" for r in risks) else "not at risk",
-                     "answer": answer, "seconds": seconds})
     return rows
 
 
@@ -144,7 +158,17 @@ def read_runs(folder: Path | None = None) -> pd.DataFrame:
     files = sorted((RUNS if folder is None else folder).glob("*.csv.gz"))
     if not files:
         return pd.DataFrame(columns=RUNS_COLUMNS)
-    return pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    runs = pd.concat([pd.read_csv(f) for f in files], ignore_index=True).reindex(columns=RUNS_COLUMNS)
+    # Rows written before the audit row counted the people named and `n_false` was recorded: then only
+    # membership named anyone, so the audit's count is the largest of its risks'; in a null release
+    # every member named is a false one.
+    split = ["cell", "split", "release"]
+    largest = runs[runs["risk"] != AUDIT].groupby(split)["n_identified"].max().rename("_largest").reset_index()
+    runs = runs.merge(largest, on=split, how="left")
+    audit = runs["risk"] == AUDIT
+    runs.loc[audit, "n_identified"] = runs.loc[audit, "n_identified"].fillna(runs.loc[audit, "_largest"])
+    runs = runs.drop(columns="_largest")
+    return runs.assign(n_false=runs["n_false"].fillna(runs["n_identified"].where(runs["release"].isin(NULLS))))
 
 
 def append(rows: list[dict], path: Path) -> None:
@@ -208,7 +232,11 @@ def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
                "planned": int(cells.get(cell, {}).get("splits", 0)), "refused": int(refused.get(cell, 0)),
                "commits": commits.get(cell, ""),
                "primary": release in NULLS and risk == AUDIT,
-               "at_risk": int((part["level"] == "at risk").sum())}
+               "at_risk": int((part["level"] == "at risk").sum()),
+               # naming: the splits naming anyone, and the mean false-discovery proportion (V / max(R, 1))
+               "named": int((part["n_identified"].fillna(0) > 0).sum()),
+               "fdp": (part["n_false"] / part["n_identified"].clip(lower=1)).mean()
+               if part["n_false"].notna().all() else np.nan}
         if risk == AUDIT:
             row["yes"] = int((part["answer"] == "yes").sum())
         else:
@@ -216,9 +244,10 @@ def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
             row["inconclusive"] = int((part["level"] == "inconclusive").sum())
         groups.append(row)
     table = pd.DataFrame(groups, columns=["cell", "dataset", "n", "release", "kind", "risk", "splits", "planned",
-                                          "refused", "commits", "primary", "at_risk", "below", "inconclusive", "yes"])
+                                          "refused", "commits", "primary", "at_risk", "below", "inconclusive", "yes", "named",
+                                          "fdp"])
     confidence = 1 - 0.05 / max(primary_family(cells), 1)
-    for column in ("at_risk", "below", "yes"):
+    for column in ("at_risk", "below", "yes", "named"):
         counts = table[column]
         table[f"{column}_rate"] = counts / table["splits"]
         bounds = [clopper_pearson(int(k), int(m), confidence if column == "at_risk" and primary else 0.95)
@@ -237,14 +266,17 @@ def markdown(table: pd.DataFrame) -> str:
     lines = [f"Intervals: Clopper–Pearson. Primary (**bold**: the null releases' per-audit at-risk rates) at "
              f"{100 * table.attrs.get('confidence', 0.95):.3f} % each, Bonferroni over the plan's primary family: "
              "95 % together; every other interval 95 % on its own.", "",
-             "| cell | release | risk | splits (planned; refused) | at risk | below the threshold | audit answers yes |",
-             "|---|---|---|---|---|---|---|"]
+             "| cell | release | risk | splits (planned; refused) | at risk | below the threshold | audit answers yes "
+             "| anyone named | mean false-discovery proportion |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in table.itertuples():
         at_risk = cell(r.at_risk, r.at_risk_rate, r.at_risk_low, r.at_risk_high)
         lines.append(f"| {r.cell} | {r.release} | {r.risk} | {r.splits} ({r.planned}; {r.refused}) | "
                      f"{f'**{at_risk}**' if r.primary else at_risk} | "
                      f"{cell(r.below, r.below_rate, r.below_low, r.below_high)} | "
-                     f"{cell(r.yes, r.yes_rate, r.yes_low, r.yes_high)} |")
+                     f"{cell(r.yes, r.yes_rate, r.yes_low, r.yes_high)} | "
+                     f"{cell(r.named, r.named_rate, r.named_low, r.named_high)} | "
+                     f"{'' if pd.isna(r.fdp) else f'{100 * r.fdp:.1f} %'} |")
     return "\n".join(lines) + "\n"
 
 

@@ -78,11 +78,13 @@ class Audit:
 
     @property
     def identified(self) -> pd.DataFrame:
-        """The training records the audit names as members (false-discovery rate controlled), one row
-        each: risk, row_id (row of the training file), attack, score, p_value."""
-        rows = [{"risk": entry["risk"], **member} for entry in self.report["risks"]
+        """The training records the audit names (false-discovery rate controlled), one row per risk and
+        record: risk, row_id (row of the training file), attack, score, p_value, and `named_by`: for
+        singling out, linkability and inference, the membership attack that named the person (the
+        score and p-value are its), empty where the attack names them itself."""
+        rows = [{"risk": entry["risk"], "named_by": "", **member} for entry in self.report["risks"]
                 for member in entry.get("identified") or []]
-        return pd.DataFrame(rows, columns=["risk", "row_id", "attack", "score", "p_value"])
+        return pd.DataFrame(rows, columns=["risk", "row_id", "attack", "score", "p_value", "named_by"])
 
     @property
     def measures(self) -> pd.DataFrame:

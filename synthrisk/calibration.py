@@ -111,8 +111,9 @@ class Population:
         return part
 
 
-def rarest(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetSchema, share: float) -> pd.DataFrame:
-    """The share of members farthest (Gower) from every other real record, members and holdout pooled."""
+def rarest(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetSchema, share: float) -> np.ndarray:
+    """The positions of the share of members farthest (Gower) from every other real record, members
+    and holdout pooled."""
     from .mia.gower import GowerSpace, k_nearest
 
     real = pd.concat([members, holdout], ignore_index=True)[list(schema.columns)]
@@ -120,7 +121,7 @@ def rarest(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetSchema, 
     distance, _ = k_nearest(real, real, space, 2)
     isolation = distance[: len(members), 1]  # the nearest other record (the first is the record itself)
     k = max(1, int(round(share * len(members))))
-    return members.iloc[np.argsort(-isolation, kind="stable")[:k]]
+    return np.argsort(-isolation, kind="stable")[:k]
 
 
 def releases(members: pd.DataFrame, holdout: pd.DataFrame, population: Population, schema: DatasetSchema,
@@ -149,13 +150,15 @@ def releases(members: pd.DataFrame, holdout: pd.DataFrame, population: Populatio
             share = float(kind.split("_", 1)[1])
             k = int(round(share * n))
             if kind.startswith("rare_"):
-                copies = rarest(members, holdout, schema, share)
-                k = len(copies)
+                copied = rarest(members, holdout, schema, share)
+                k = len(copied)
             kept = base.drop(index=rng.choice(n, size=k, replace=False))
             if kind.startswith("copies_"):
-                copies = members.iloc[rng.choice(n, size=k, replace=False)]
-            mixed = pd.concat([kept, copies], ignore_index=True)
+                copied = rng.choice(n, size=k, replace=False)
+            mixed = pd.concat([kept, members.iloc[copied]], ignore_index=True)
             out[kind] = mixed.iloc[rng.permutation(len(mixed))].reset_index(drop=True)
+            # which members the release holds (their positions): the truth a naming is checked against
+            out[kind].attrs["copied"] = np.sort(np.asarray(copied))
         else:
             raise ValueError(f"unknown release kind {kind!r}")
     return out

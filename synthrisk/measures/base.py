@@ -22,6 +22,9 @@ verdict row of `synthrisk.measures.verdict.risk_table` (a dict: `attack`, `metri
 - `exposed_members(row, records)`: from the attack's per-record table, the (row_id, flag) table of
   the attacked members, flag = the attack got the member right; the audit's most exposed subgroups
   are read from it (default None: no subgroups, as for a table that is not per member);
+- `got_right(row, records)`: the row ids of the attacked members the attack got right (default:
+  the flagged members of `exposed_members`; singling out: the members its queries isolate); the
+  audit names those of them the per-person membership evidence names (`release_audit.named`);
 - `identified_members(row, records)`: the members the attack names with a controlled
   false-discovery rate (its evidence row's `n_identified`), each with its training-file row, score
   and p-value, for the page and the JSON (default: nobody);
@@ -204,6 +207,13 @@ class Measure:
         run of `unit_of(row)`, not empty): flag = the attack got the member right. None when the
         records are not per member (the audit then shows no subgroups)."""
         return None
+
+    def got_right(self, row: dict, records: pd.DataFrame) -> pd.Series | None:
+        """The row ids of the attacked members the attack of the verdict row got right, from its
+        per-record table (default: the flagged members of `exposed_members`; None when the records
+        say nothing per member)."""
+        flags = self.exposed_members(row, records)
+        return None if flags is None else flags.loc[flags["flag"].astype(bool), "row_id"]
 
     def identified_members(self, row: dict, records: pd.DataFrame) -> list[dict]:
         """The members the attack of the verdict row names (its evidence row's `n_identified`), from its

@@ -65,6 +65,13 @@ class SinglingOut(Measure):
 
     # --- the steward's audit (no subgroups: the per-record table is per query) --------------------
 
+    def got_right(self, row: dict, records: pd.DataFrame) -> pd.Series:
+        """The members a query of the row's mode (`singling out ({mode})`) isolates."""
+        mode = row["attack"].partition("(")[2].rstrip(")")
+        isolated = records[records["member"].astype(bool) & records["singled_out"].astype(bool)
+                           & (records["mode"] == mode)]
+        return isolated["row_id"].drop_duplicates()
+
     def compares_with_holdout(self, row: dict) -> bool:
         # Its control set is the holdout: a holdout of another population corrects by the wrong rate.
         return True

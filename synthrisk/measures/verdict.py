@@ -38,7 +38,7 @@ PAIR = ["dataset", "generator"]
 RISK_COLUMNS = PAIR + ["risk", "level", "verdict", "attack", "measure", "metric", "value", "reference", "excess",
                        "ci_low", "ci_high", "p_value", "p_holm", "effect", "effect_low", "effect_high", "threshold",
                        "alpha", "audit_alpha", "detectable_effect", "decide_factor", "beats", "n_identified",
-                       "n_seeds_beating", "n_seeds", "tpr_at_1e-02", "tpr_at_1e-03", "n_attacks", "n_attacks_beating",
+                       "named_by", "n_seeds_beating", "n_seeds", "tpr_at_1e-02", "tpr_at_1e-03", "n_attacks", "n_attacks_beating",
                        "detail"]
 Z95 = float(norm.ppf(0.975))
 
@@ -160,7 +160,8 @@ def risk_table(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataF
         power = detectable_effect(group, policy)
         factor = decide_factor(group, threshold) if level == "inconclusive" else float("nan")
         n_beating = int(group["beats"].sum())
-        identified = int(group["n_identified"].fillna(0).sum())
+        # the members the attack shown names (attacks of one risk may name the same people)
+        identified = int(best["n_identified"]) if level == "at_risk" and pd.notna(best["n_identified"]) else 0
         verdict = _verdict_text(level, best, len(group), n_beating, identified, threshold, policy, power, factor)
         rows.append({"dataset": dataset, "generator": generator, "risk": risk, "level": LEVELS[level],
                      "verdict": verdict,
@@ -199,6 +200,9 @@ def _verdict_text(level: str, best: pd.Series, n: int, n_beating: int, identifie
         bound = f"effect {best['effect']:.3f}, simultaneous interval [{best['effect_low']:.3f}, {best['effect_high']:.3f}]"
     else:
         bound = f"effect {best['effect']:.3f}, no interval"
+    if level == "at_risk" and identified and best.get("named_by"):
+        return (f"at risk: {best['attack']} got right {identified} member{'s' if identified != 1 else ''} whom "
+                f"{best['named_by']} names (false-discovery rate controlled; {shown}; {beating}, {family})")
     if level == "at_risk" and identified:
         return (f"at risk: {best['attack']} identifies {identified} member{'s' if identified != 1 else ''} "
                 f"(false-discovery rate controlled; {shown}; {beating}, {family})")
@@ -231,8 +235,9 @@ def verdict_columns(risks: pd.DataFrame) -> pd.DataFrame | None:
 
 #: evidence columns a measure (a plug-in written before them, say) may leave out, with their defaults:
 #: no p-value (the verdict then derives one from the interval), an effect on the value's own scale,
-#: and nobody identified
-OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0, "n_identified": 0}
+#: and nobody identified (`named_by`: the attack whose per-person evidence named the members an
+#: attack of another risk got right, `synthrisk.release_audit.named`; empty when it names them itself)
+OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0, "n_identified": 0, "named_by": ""}
 
 
 def collect_evidence(measures, tables_dir) -> pd.DataFrame:

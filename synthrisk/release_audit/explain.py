@@ -35,7 +35,10 @@ def meaning(row: dict, measure: Measure) -> str:
               if interval else f"its effect is {pct(float(row['effect']))}, with no interval")
     beating = f"{n} of {k} attacks beat their reference"
     identified = int(row.get("n_identified") or 0)
-    if row["level"] == LEVELS["at_risk"] and identified:
+    if row["level"] == LEVELS["at_risk"] and identified and row.get("named_by"):
+        tail = (f"It got right {identified} of the members whom {row['named_by']} names with a controlled "
+                f"false-discovery rate (listed below): the release is at risk of {RISKS[row['risk']]}.")
+    elif row["level"] == LEVELS["at_risk"] and identified:
         tail = (f"It names {identified} training record{'s' if identified != 1 else ''} as members with a controlled "
                 f"false-discovery rate (listed below): the release is at risk of {RISKS[row['risk']]}.")
     elif row["level"] == LEVELS["at_risk"]:

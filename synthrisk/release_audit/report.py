@@ -12,12 +12,12 @@ from pathlib import Path
 import pandas as pd
 
 from .. import calibrated_power
-from ..io import finite_or_null, read_json, read_table
+from ..io import finite_or_null, read_json
 from ..measures.base import RISKS
 from ..measures.policy import LEVELS, SCALES, Policy
 from ..measures.runner import Outcome
 from ..measures.verdict import release_answer, risk_table
-from . import explain
+from . import explain, named
 from .run import SEED
 
 PACKAGES = ("synthrisk", "numpy", "pandas", "scikit-learn", "scipy", "sdmetrics")
@@ -33,23 +33,18 @@ def _row(table: pd.DataFrame) -> list[dict]:
     return [{k: _clean(v) for k, v in r.items()} for r in table.to_dict("records")]
 
 
-def _run_of(row: dict, measure, runs: list[Outcome]) -> Outcome | None:
-    """The run whose records hold the attack of a verdict row (the measure's `unit_of` the row: RAPID's
-    attacker x sensitive unit)."""
-    unit = measure.unit_of(row)
-    return next((r for r in runs if r.measure_name == row["measure"] and r.unit == unit and r.status == "ok"), None)
-
-
 def _reasons(runs: list[Outcome], names: list[str]) -> str:
     parts = [f"{r.run.label} {r.status}: {r.reason}" for r in runs if r.measure_name in names and r.status != "ok"]
     return "; ".join(dict.fromkeys(parts)) or "no measure of this risk is registered"
 
 
-def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
-                 policy: Policy | None = None) -> list[dict]:
+def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data, policy: Policy | None = None,
+                 evidence: pd.DataFrame | None = None) -> list[dict]:
     """One entry per risk type, measured or not (then with the reasons). `measures`: {name: (measure,
-    settings)}; the measure of a risk's strongest attack words it, finds its run and reads its records."""
+    settings)}; the measure of a risk's strongest attack words it, finds its run and reads its records;
+    `evidence`: the attacks' rows, whose naming attacks give the members named under each risk."""
     population = (data.checks or {}).get("same_population") or {}
+    people = named.named_people(evidence, runs, measures)
     entries = []
     for risk, label in RISKS.items():
         names = [name for name, (m, _) in measures.items() if m.risk == risk]
@@ -62,8 +57,8 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
         measure = measures[row["measure"]][0]
         at_risk = row["level"] == LEVELS["at_risk"]
         # Subgroups of an attack that does not beat its reference would rank noise.
-        run = _run_of(row, measure, runs) if row["beats"] or row["n_identified"] else None
-        records = read_table(run.run.records_path) if run else pd.DataFrame()
+        records = (named.records_of(row, measure, runs) if row["beats"] or row["n_identified"]
+                   else pd.DataFrame())
         entry = {
             "risk": risk, "label": label, "measured": True, "at_risk": at_risk, "level": row["level"],
             "verdict": row["verdict"], "meaning": explain.meaning(row, measure),
@@ -72,7 +67,7 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
                        "effect_high": row["effect_high"], "p_holm": row["p_holm"],
                        "detectable_effect": row["detectable_effect"], "decide_factor": row["decide_factor"]},
             "beats": bool(row["beats"]), "n_identified": int(row["n_identified"] or 0),
-            "identified": measure.identified_members(row, records) if row["n_identified"] else [],
+            "identified": named.identified(row, measure, records, people),
             "strongest_attack": {k: row[k] for k in ("attack", "measure", "metric", "value", "reference", "excess",
                                                      "ci_low", "ci_high", "tpr_at_1e-02", "tpr_at_1e-03", "detail")},
             "n_attacks": row["n_attacks"], "n_attacks_beating": row["n_attacks_beating"], "measures": names,
@@ -166,7 +161,7 @@ def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, ris
     from ..versions import library_versions
 
     files = {k: (str(v) if v else None) for k, v in data.files.items()}
-    entries = risk_entries(risks, runs, measures, data, policy)
+    entries = risk_entries(risks, runs, measures, data, policy, evidence)
     return finite_or_null({
         "inputs": {**files, "schema": data.schema_path or (None if data.inferred_yaml else data.schema.origin),
                    "schema_inferred": data.inferred_yaml is not None,

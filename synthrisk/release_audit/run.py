@@ -81,12 +81,15 @@ def run_measures(data: AuditInput, work: Path, measures: dict, bar: bool | None 
 
 
 def summarise(runs: list[Outcome], measures: dict, work: Path, policy=None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Each measure's tables (its own `summarise`), then (evidence, risk table)."""
+    """Each measure's tables (its own `summarise`), then (evidence, risk table); the members the
+    per-person evidence names count under every risk whose attack got them right (`named`)."""
+    from .named import with_named
+
     tables, figures = work / "tables", work / "figures"
     for name, (measure, settings) in measures.items():
         paths = [str(r.run.summary_path) for r in runs if r.measure_name == name]
         if paths:
             measure.summarise(paths, tables, figures, settings)
     summarised = {name: m for name, (m, _) in measures.items() if any(r.measure_name == name for r in runs)}
-    evidence = collect_evidence(summarised, tables)
+    evidence = with_named(collect_evidence(summarised, tables), runs, measures)
     return evidence, risk_table(evidence, policy)

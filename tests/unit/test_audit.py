@@ -72,6 +72,15 @@ def test_identity_release_is_at_risk_on_every_risk_with_every_measure_reported(i
         attack = risk["strongest_attack"]
         assert attack["value"] > attack["reference"]
         assert str(attack["attack"]) in risk["verdict"] and "the release is at risk of" in risk["meaning"]
+    # Only the per-person membership evidence names people with a tested false-discovery rate; under
+    # the other risks the audit lists those of them the risk's attack got right (release_audit.named).
+    named = {m["row_id"] for m in risks["membership"]["identified"]}
+    assert named and not any(m.get("named_by") for m in risks["membership"]["identified"])
+    for risk in ("attribute_inference", "singling_out", "linkability"):
+        listed = risks[risk]["identified"]
+        assert listed and len(listed) == risks[risk]["n_identified"], risk
+        assert {m["row_id"] for m in listed} <= named and all(m["named_by"] for m in listed), risk
+        assert "whom" in risks[risk]["verdict"] and "names with a controlled" in risks[risk]["meaning"], risk
     assert report["utility"]["quality"] > 0.95 and "Quality" in report["utility"]["meaning"]
     assert report["inputs"]["n_train"] == 400 and report["inputs"]["schema_inferred"] is False
     assert (out / "tables/rapid.csv").exists() and not (out / "schema.yaml").exists()

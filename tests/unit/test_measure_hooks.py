@@ -177,3 +177,20 @@ def test_membership_names_the_members_by_the_winning_attacks_own_score_never_the
     kde = mia.exposed_members({"attack": "kde_realistic"}, records)
     assert kde["flag"].sum() == 5 and kde["flag"].iloc[-5:].all()
     assert mia.exposed_members({"attack": "kde_true"}, records) is None
+
+
+def test_the_members_an_attack_got_right_follow_the_rows_attack():
+    """`got_right` feeds the people named under singling out, linkability and inference
+    (release_audit.named): singling out's members are those a query of the row's own mode isolated,
+    never a control record; linkability's those it linked."""
+    measures = builtin_measures()
+    queries = pd.DataFrame({"mode": ["univariate"] * 3 + ["multivariate"] * 3, "query": [0, 1, 2, 0, 1, 2],
+                            "member": [True, True, False, True, False, True],
+                            "singled_out": [True, False, True, True, True, True],
+                            "row_id": pd.array([4, pd.NA, 9, 5, 6, 5], dtype="Int64")})
+    singling_out = measures["singling_out"]
+    assert singling_out.got_right({"attack": "singling out (univariate)"}, queries).tolist() == [4]
+    assert singling_out.got_right({"attack": "singling out (multivariate)"}, queries).tolist() == [5]
+    links = pd.DataFrame({"row_id": [1, 2, 3, 4], "member": [True, True, False, False],
+                          "linked": [True, False, True, False]})
+    assert measures["linkability"].got_right({"attack": "linkability (1 neighbour)"}, links).tolist() == [1]

@@ -76,7 +76,7 @@ def test_the_rarest_members_are_the_most_isolated(adult, adult_schema):
     members, holdout = sample.iloc[:150].reset_index(drop=True), sample.iloc[150:].reset_index(drop=True)
     doubled = pd.concat([members, members.iloc[:100]], ignore_index=True)  # 100 members get a twin
     rare = rarest(doubled.iloc[:150], pd.concat([holdout, members.iloc[:100]]), adult_schema, 0.1)
-    assert len(rare) == 15 and set(rare.index) <= set(range(100, 150))
+    assert len(rare) == 15 and set(rare) <= set(range(100, 150))
 
 
 def test_the_committed_tables_regenerate_from_the_committed_runs(study):

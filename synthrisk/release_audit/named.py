@@ -1,0 +1,99 @@
+"""The people the audit names, across its four risks.
+
+One attack names members with a tested false-discovery rate: the per-person membership evidence
+(`synthrisk.mia.exposure`), a conformal p-value per member against the holdout's scores and
+Benjamini-Hochberg at the policy's `naming_fdr`. The singling-out, linkability and inference
+attacks give one yes/no per attacked record (isolated, linked, secret guessed). A yes/no outcome's
+conformal p-value against the control records is at least their success rate (a few per cent for
+linkability, often over half for an attribute), so it never clears Benjamini-Hochberg alone: it
+cannot tell this person from anyone like them.
+
+So under those risks a member is named when the membership evidence names them *and* the risk's
+attack got them right: the release gives the person away, and the attack shows what it reveals
+about them. Each risk's list is a subset of the one Benjamini-Hochberg family, so in a release that
+never saw its members nobody is named under any risk with probability at most `naming_fdr`: no
+further test is spent. A subset of the named need not keep their false-discovery rate, so it is
+measured by simulation (benchmarks/exposure_naming.py, per risk).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..io import read_table
+from ..measures.runner import Outcome
+
+#: the per-person columns of a named member (the naming attack's score and p-value)
+PERSON = ["row_id", "score", "p_value", "named_by"]
+
+
+def run_of(row: dict, measure, runs: list[Outcome]) -> Outcome | None:
+    """The run whose records hold the attack of a verdict or evidence row (the measure's `unit_of`
+    the row: RAPID's attacker x sensitive unit)."""
+    unit = measure.unit_of(row)
+    return next((r for r in runs if r.measure_name == row["measure"] and r.unit == unit and r.status == "ok"), None)
+
+
+def records_of(row: dict, measure, runs: list[Outcome]) -> pd.DataFrame:
+    run = run_of(row, measure, runs)
+    return read_table(run.run.records_path) if run else pd.DataFrame()
+
+
+def _names_itself(row: dict) -> bool:
+    return int(row.get("n_identified") or 0) > 0 and not row.get("named_by")
+
+
+def named_people(evidence: pd.DataFrame | None, runs: list[Outcome], measures: dict) -> pd.DataFrame:
+    """The members named by the attacks that name people themselves (PERSON columns; one row per
+    member, the smallest p-value kept); none without `evidence`."""
+    found = []
+    for row in ([] if evidence is None else evidence.to_dict("records")):
+        if _names_itself(row):
+            measure = measures[row["measure"]][0]
+            for person in measure.identified_members(row, records_of(row, measure, runs)):
+                found.append({"row_id": person["row_id"], "score": person["score"], "p_value": person["p_value"],
+                              "named_by": person["attack"]})
+    if not found:
+        return pd.DataFrame(columns=PERSON)
+    people = pd.DataFrame(found).sort_values(["p_value", "row_id"], kind="stable")
+    return people.drop_duplicates("row_id").reset_index(drop=True)
+
+
+def also_named(row: dict, measure, records: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
+    """The named `people` whom the row's attack got right (`Measure.got_right`), PERSON columns."""
+    if people.empty or records.empty:
+        return people.iloc[:0]
+    right = measure.got_right(row, records)
+    if right is None:
+        return people.iloc[:0]
+    return people[people["row_id"].isin(set(right.astype("int64")))]
+
+
+def with_named(evidence: pd.DataFrame, runs: list[Outcome], measures: dict) -> pd.DataFrame:
+    """`evidence` where each attack of a risk that no attack of its own names people for gets
+    `n_identified` = the named people it got right and `named_by` = the attack that named them."""
+    evidence = evidence.assign(named_by="")
+    people = named_people(evidence, runs, measures)
+    if people.empty:
+        return evidence
+    naming_risks = {row["risk"] for row in evidence.to_dict("records") if _names_itself(row)}
+    named_by = "; ".join(dict.fromkeys(people["named_by"]))
+    for index, row in evidence.iterrows():
+        if row["risk"] in naming_risks:
+            continue
+        measure = measures[row["measure"]][0]
+        found = also_named(row.to_dict(), measure, records_of(row.to_dict(), measure, runs), people)
+        if len(found):
+            evidence.loc[index, ["n_identified", "named_by"]] = [len(found), named_by]
+    return evidence
+
+
+def identified(row: dict, measure, records: pd.DataFrame, people: pd.DataFrame) -> list[dict]:
+    """The page's and the JSON's list of the members a verdict row names: the measure's own, or the
+    named people its attack got right (each with the naming attack's score and p-value)."""
+    if not int(row.get("n_identified") or 0):
+        return []
+    if not row.get("named_by"):
+        return measure.identified_members(row, records)
+    return [{"row_id": int(p.row_id), "attack": row["attack"], "score": float(p.score), "p_value": float(p.p_value),
+             "named_by": p.named_by} for p in also_named(row, measure, records, people).itertuples()]
