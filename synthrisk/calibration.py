@@ -158,7 +158,8 @@ def releases(members: pd.DataFrame, holdout: pd.DataFrame, population: Populatio
             mixed = pd.concat([kept, members.iloc[copied]], ignore_index=True)
             out[kind] = mixed.iloc[rng.permutation(len(mixed))].reset_index(drop=True)
             # which members the release holds (their positions): the truth a naming is checked against
-            out[kind].attrs["copied"] = np.sort(np.asarray(copied))
+            # (a list, not an array: pandas writes a frame's attrs into a Parquet file's JSON metadata)
+            out[kind].attrs["copied"] = sorted(int(i) for i in copied)
         else:
             raise ValueError(f"unknown release kind {kind!r}")
     return out
