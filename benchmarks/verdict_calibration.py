@@ -132,7 +132,7 @@ RELEASE_NAMES = {"population": "fresh population records (null)", "cart": "`cart
 
 
 def markdown(verdicts) -> str:
-    """The docs' table (docs/methods/verdicts.md): per n, release x risk, splits in which the verdict
+    """The docs' tables (docs/methods/calibration*.md): per n, release x risk, splits in which the verdict
     fired (with the Clopper-Pearson upper bound for a null) and splits called at risk."""
     from synthrisk.measures import RISKS
 

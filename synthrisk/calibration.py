@@ -61,7 +61,7 @@ CHEAP_SETTINGS = {"rapid": {"attackers": ["gbm", "cart"], "permutations": 99, "n
 #: attribute-inference verdict then rests on the member excess, an exact test on the scores of the
 #: attackers fitted once (`synthrisk.rapid.core`), which the tests neither change nor draw from.
 #: At 30,000 members they halve RAPID's time per release. Earlier studies ran CHEAP_SETTINGS
-#: (docs/methods/verdicts.md says which); `test_the_studys_settings_give_the_cheaper_settings_verdicts`
+#: (docs/methods/calibration.md, "The study", says which); `test_the_studys_settings_give_the_cheaper_settings_verdicts`
 #: checks that the verdicts are the same.
 STUDY_SETTINGS = {**{name: dict(settings) for name, settings in CHEAP_SETTINGS.items()},
                   "rapid": {**CHEAP_SETTINGS["rapid"], "permutations": 0, "null_refits": 0}}
