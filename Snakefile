@@ -50,7 +50,7 @@ include: "workflow/rules/generate.smk"
 include: "workflow/rules/measures.smk"
 include: "workflow/rules/rapid.smk"
 include: "workflow/rules/dp.smk"
-include: "workflow/rules/privacy_audit.smk"
+include: "workflow/rules/epsilon_audit.smk"
 include: "workflow/rules/shadow_mia.smk"
 include: "workflow/rules/report.smk"
 
@@ -62,7 +62,7 @@ rule all:
         all_measure_tables(),
         rapid_simulation_target(),
         expand("results/tables/dp_{experiment}.csv", experiment=DP_EXPERIMENTS),
-        privacy_audit_targets(),
+        epsilon_audit_targets(),
         shadow_mia_results(),
         "results/report/index.html",
         "results/findings/REPRODUCE.md",

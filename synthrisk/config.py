@@ -23,7 +23,11 @@ def non_finite_keys(value, key: str = "") -> list[str]:
 
 
 # Top-level keys that are not measures (the measures' keys come from synthrisk.measures).
-WORKFLOW_KEYS = ("seeds", "datasets", "generators", "dp", "privacy_audit", "shadow_mia", "policy")
+WORKFLOW_KEYS = ("seeds", "datasets", "generators", "dp", "epsilon_audit", "shadow_mia", "policy")
+
+
+#: top-level keys that were renamed: old -> new
+RENAMED_KEYS = {"privacy_audit": "epsilon_audit"}
 
 
 def check_config(config: dict) -> None:
@@ -31,6 +35,8 @@ def check_config(config: dict) -> None:
 
     known = set(WORKFLOW_KEYS) | set(builtin_measures())
     for key, block in config.items():
+        if key in RENAMED_KEYS:
+            raise ConfigError(f"config: the key {key!r} is now {RENAMED_KEYS[key]!r} (the ε audit); rename it")
         if key not in known and not (isinstance(block, dict) and "module" in block):
             raise ConfigError(f"config: unknown key {key!r}; known: {sorted(known)} (a plug-in measure's block "
                               "names its module: {module: my_package.my_measure})")
@@ -50,7 +56,7 @@ def noise_seeds(config: dict) -> list[tuple[str, object]]:
     control's `params.noise_seed`, and the `dp:` block's `noise_seed`."""
     found = []
     blocks = {"generators": config.get("generators"),
-              "privacy_audit.controls": (config.get("privacy_audit") or {}).get("controls")}
+              "epsilon_audit.controls": (config.get("epsilon_audit") or {}).get("controls")}
     for where, specs in blocks.items():
         for name, spec in (specs or {}).items():
             params = (spec or {}).get("params") if isinstance(spec, dict) else None

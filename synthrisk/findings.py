@@ -368,7 +368,7 @@ def describe_run(run_dir: str | Path) -> str:
 
 def _describe_audits(config: dict) -> str:
     """The stages of config/audit.yaml, when the run has them."""
-    from .privacy_audit.stage import DEFAULTS as AUDIT_DEFAULTS
+    from .epsilon_audit.stage import DEFAULTS as AUDIT_DEFAULTS
     from .shadow_mia.stage import DEFAULTS as SHADOW_DEFAULTS
 
     parts = []
@@ -376,8 +376,8 @@ def _describe_audits(config: dict) -> str:
         shadow = {**SHADOW_DEFAULTS, **(config["shadow_mia"] or {})}
         parts.append(f"the shadow-model attack on {', '.join(f'`{g}`' for g in shadow['generators'])}"
                      f" ({shadow['dataset']})")
-    if "privacy_audit" in config:
-        audit = {**AUDIT_DEFAULTS, **(config["privacy_audit"] or {})}
+    if "epsilon_audit" in config:
+        audit = {**AUDIT_DEFAULTS, **(config["epsilon_audit"] or {})}
         epsilons = ", ".join(f"{e:g}" for e in audit["epsilons"])
         parts.append(f"the empirical ε audit of {', '.join(f'`{g}`' for g in audit['generators'])}"
                      f" at ε {epsilons}")

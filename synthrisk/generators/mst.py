@@ -6,7 +6,7 @@ Gaussian noise. Private-PGM (`mbi`) fits the graphical model whose marginals bes
 the synthetic records are sampled from it; everything after the release is post-processing.
 
 Neighbours replace one record (n is public; `privacy()` states "neighbours": "replace-one", the
-relation the empirical audit then builds, synthrisk.privacy_audit.neighbours). Three Gaussian mechanisms are composed, each with a
+relation the empirical audit then builds, synthrisk.epsilon_audit.neighbours). Three Gaussian mechanisms are composed, each with a
 third of the privacy budget; the sensitivity charged to each is that of the round's WHOLE release
 (all of its vectors at once), stated and tested (tests/unit/test_dp_sensitivity.py):
   1. all p one-way count vectors, concatenated: replacing a record moves one count down and one up
@@ -34,7 +34,7 @@ knows the noise seed can subtract the noise) and `privacy()` says so. Sampling r
 fitted model is post-processing and uses the ordinary seed.
 
 `noise_multiplier_scale` (default 1) exists only as a control for the empirical privacy audit
-(synthrisk.privacy_audit): a value below 1 multiplies every round's noise by it, so the release is
+(synthrisk.epsilon_audit): a value below 1 multiplies every round's noise by it, so the release is
 NOT (epsilon, delta)-DP and `privacy()` says so. Scaling by 1 / sqrt(p) reproduces the accounting
 error MST once had (each column's sensitivity sqrt(2) charged where sqrt(2 p) was due).
 """

@@ -15,7 +15,7 @@ The DP plugins (DP_PLUGINS) state the (epsilon, delta) they are configured with,
 release is NOT differentially private end to end: the levels, the numeric ranges and synthcity's
 own encoder are read from the training data, so a record can move the domain (a value beyond the
 others widens the range that every synthetic value is clipped to). The empirical epsilon audit
-(synthrisk.privacy_audit, config/audit_synthcity.yaml) measures what that costs.
+(synthrisk.epsilon_audit, config/audit_synthcity.yaml) measures what that costs.
 
 DP noise (synthrisk.noise). synthcity draws its DP plugins' noise from the global generators it
 seeds with the `random_state` we give (`enable_reproducible_results`: numpy's global generator for
@@ -46,7 +46,7 @@ from .base import Generator, register
 #: sets delta to 1 / n^1.5 from the data whatever it is given.
 DP_PLUGINS = {"dpgan": None, "privbayes": 0.0, "aim": 1e-9}
 #: the neighbour relation each DP plugin's accounting assumes (read in synthcity 0.2.12's source), stated in
-#: privacy() and built by the empirical audit (synthrisk.privacy_audit.neighbours):
+#: privacy() and built by the empirical audit (synthrisk.epsilon_audit.neighbours):
 #:   dpgan: DP-SGD through Opacus (models/gan.py, make_private_with_epsilon): Opacus accounts the
 #:     subsampled Gaussian mechanism under add/remove;
 #:   privbayes: PrivBayes (Zhang et al. 2017) is DP for datasets differing in one tuple, n fixed:

@@ -24,11 +24,11 @@ BEFORE_MEASURES = [("risk_evidence_", "Every attack against its reference", "ris
                    ("risk_utility_", "Risk against utility", "risk_utility.rst"),
                    ("rapid_simulation_", "RAPID: dependence-strength simulation", "rapid_simulation.rst")]
 AFTER_MEASURES = [("dp_", "DP sufficient statistics", "dp.rst"),
-                  ("privacy_audit", "Empirical ε audit of DP generators", "privacy_audit.rst"),
+                  ("epsilon_audit", "Empirical ε audit of DP generators", "epsilon_audit.rst"),
                   ("shadow_mia_", "Shadow-model membership inference", "shadow_mia.rst")]
 #: the figure section shown with the verdicts on the report's first screen
 FIRST_SCREEN = "Risk against utility"
-#: a table column that marks a row as a violation (synthrisk.privacy_audit: epsilon_lower > nominal): shown red
+#: a table column that marks a row as a violation (synthrisk.epsilon_audit: epsilon_lower > nominal): shown red
 FLAG_COLUMN = "flagged"
 # Wildcards that a caption reads (as Snakemake's report passes them), recovered from figure names.
 CAPTION_WILDCARDS = {"dp_": "experiment"}

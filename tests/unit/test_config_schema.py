@@ -9,7 +9,7 @@ for every built-in measure whose settings have fields and whose block the schema
 - every key states a default, equal to the dataclass's, and the default passes the key's schema;
 - the key's JSON types are those of the field's annotation (`int | None`: integer or null).
 A measure the schema leaves open (any object; its settings refuse unknown keys by name) cannot
-drift. The stage blocks (dp, privacy_audit, shadow_mia, policy, rapid.simulation) have the keys of
+drift. The stage blocks (dp, epsilon_audit, shadow_mia, policy, rapid.simulation) have the keys of
 their defaults, and enumerations are the code's.
 """
 
@@ -182,8 +182,8 @@ def test_enumerations_are_the_codes():
 
 def _stage_blocks():
     from synthrisk.dp.stage import DEFAULTS as DP
+    from synthrisk.epsilon_audit.stage import DEFAULTS as EPSILON_AUDIT
     from synthrisk.measures.policy import KEYS as POLICY_KEYS
-    from synthrisk.privacy_audit.stage import DEFAULTS as PRIVACY_AUDIT
     from synthrisk.rapid.simulation import SIMULATION_DEFAULTS
     from synthrisk.shadow_mia.stage import DEFAULTS as SHADOW_MIA
 
@@ -191,7 +191,7 @@ def _stage_blocks():
     return {
         "dp": (properties["dp"], DP),
         "dp.census": (properties["dp"]["properties"]["census"], DP["census"]),
-        "privacy_audit": (properties["privacy_audit"], PRIVACY_AUDIT),
+        "epsilon_audit": (properties["epsilon_audit"], EPSILON_AUDIT),
         "shadow_mia": (properties["shadow_mia"], SHADOW_MIA),
         "policy": (properties["policy"], dict.fromkeys(POLICY_KEYS)),
         "policy.thresholds": (properties["policy"]["properties"]["thresholds"], dict.fromkeys(RISKS)),
@@ -231,6 +231,7 @@ def test_the_defaults_the_workflow_fills_in_are_the_settings_defaults():
     (lambda c: c["generators"].update(x={"model": "y"}), "backend"),
     (lambda c: c["dp"].update(families=["gamma"]), "gamma"),
     (lambda c: c["dp"].update(delta=1.5), "delta"),
+    (lambda c: c.update(privacy_audit={}), "'privacy_audit' is now 'epsilon_audit'"),
 ])
 def test_config_errors_name_the_key(tmp_path, mutate, message):
     """What the Snakefile runs before planning (snakemake's `validate` against the schema, then

@@ -17,13 +17,13 @@ from synthrisk.config import check_config
 from synthrisk.dp import dp_inference, release_statistics
 from synthrisk.dp import experiments as ex
 from synthrisk.dp.stage import DEFAULTS, settings_from_config
+from synthrisk.epsilon_audit.canary import worst_case_canary
+from synthrisk.epsilon_audit.experiment import WITH, canary_statistics, nominal_privacy
+from synthrisk.epsilon_audit.validation import mst_spec, validation_data
 from synthrisk.errors import ConfigError
 from synthrisk.generators import make_generator
 from synthrisk.generators.run import run_generator
 from synthrisk.noise import DP_GUARANTEE, NOT_PRIVATE
-from synthrisk.privacy_audit.canary import worst_case_canary
-from synthrisk.privacy_audit.experiment import WITH, canary_statistics, nominal_privacy
-from synthrisk.privacy_audit.validation import mst_spec, validation_data
 from synthrisk.report.html import frame_html
 from synthrisk.report.summary import _status, generator_runs
 
@@ -234,8 +234,8 @@ def test_a_bad_noise_seed_is_refused_naming_the_key(value):
     with pytest.raises(ConfigError, match=r"config: dp\.noise_seed must be"):
         check_config(base)
     del base["dp"]
-    base["privacy_audit"] = {"controls": {"c": {"backend": "mst", "params": {"noise_seed": value}}}}
-    with pytest.raises(ConfigError, match=r"privacy_audit\.controls\.c\.params\.noise_seed must be"):
+    base["epsilon_audit"] = {"controls": {"c": {"backend": "mst", "params": {"noise_seed": value}}}}
+    with pytest.raises(ConfigError, match=r"epsilon_audit\.controls\.c\.params\.noise_seed must be"):
         check_config(base)
 
 
@@ -243,12 +243,12 @@ def test_the_config_schema_accepts_noise_seeds_and_refuses_bad_ones():
     schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
     base = {"seeds": [0], "datasets": {"d": {"schema": "s.yaml", "n_train": 10, "n_holdout": 10}},
             "generators": {"g": {"backend": "mst", "params": {"epsilon": 1.0, "noise_seed": 7}}},
-            "dp": {"noise_seed": 0}, "privacy_audit": {"controls": {"c": {"backend": "mst",
+            "dp": {"noise_seed": 0}, "epsilon_audit": {"controls": {"c": {"backend": "mst",
                                                                           "params": {"noise_seed": None}}}}}
     jsonschema.validate(base, schema)
     check_config(base)
     places = (lambda c: c["generators"]["g"]["params"], lambda c: c["dp"],
-              lambda c: c["privacy_audit"]["controls"]["c"]["params"])
+              lambda c: c["epsilon_audit"]["controls"]["c"]["params"])
     for place in places:
         for bad in (-1, 1.5, "7"):
             broken = json.loads(json.dumps(base))
@@ -294,7 +294,7 @@ def _is_dp(spec: dict) -> bool:
                                   "audit_synthcity.yaml"])
 def test_shipped_configs_set_noise_seeds_so_their_tables_repeat(name):
     config = yaml.safe_load((ROOT / "config" / name).read_text())
-    specs = {**(config.get("generators") or {}), **((config.get("privacy_audit") or {}).get("controls") or {})}
+    specs = {**(config.get("generators") or {}), **((config.get("epsilon_audit") or {}).get("controls") or {})}
     dp_specs = {g: s for g, s in specs.items() if _is_dp(s)}
     for generator, spec in dp_specs.items():
         assert isinstance(spec["params"].get("noise_seed"), int), (name, generator)

@@ -326,11 +326,11 @@ def test_report_puts_both_figures_in_the_shadow_section_with_the_caption(tmp_pat
     from synthrisk.report.html import figure_sections
 
     paths = []
-    for name in ("shadow_mia_auc", "shadow_mia_vulnerable", "privacy_audit"):
+    for name in ("shadow_mia_auc", "shadow_mia_vulnerable", "epsilon_audit"):
         fig, _ = subplots(1)
         paths.append(save(fig, tmp_path / f"{name}.png"))
     sections = {s["title"]: s["figures"] for s in figure_sections(paths, ROOT / "workflow/report")}
     shadow = sections["Shadow-model membership inference"]
     assert [f["name"] for f in shadow] == ["shadow_mia_auc", "shadow_mia_vulnerable"]
     assert "DeLong" in shadow[0]["caption"]
-    assert [f["name"] for f in sections["Empirical ε audit of DP generators"]] == ["privacy_audit"]
+    assert [f["name"] for f in sections["Empirical ε audit of DP generators"]] == ["epsilon_audit"]

@@ -184,7 +184,7 @@ def report_figures():
     if rapid_simulation_target():
         figures += [rules.rapid_simulation.output.by_strength, rules.rapid_simulation.output.curves]
     figures += expand("results/figures/dp_{experiment}.png", experiment=DP_EXPERIMENTS)
-    figures += [path for path in privacy_audit_targets() if path.endswith(".png")]  # workflow/rules/privacy_audit.smk
+    figures += [path for path in epsilon_audit_targets() if path.endswith(".png")]  # workflow/rules/epsilon_audit.smk
     figures += [path for path in shadow_mia_results() if path.endswith(".png")]  # workflow/rules/shadow_mia.smk
     return figures
 
@@ -193,7 +193,7 @@ def report_tables():
     names = ["summary", "risk"] + [table for measure in MEASURES.values() for table in measure.tables()]
     names += ["rapid_simulation"] if rapid_simulation_target() else []
     names += [f"dp_{experiment}" for experiment in DP_EXPERIMENTS]
-    names += ["privacy_audit"] if privacy_audit_targets() else []
+    names += ["epsilon_audit"] if epsilon_audit_targets() else []
     names += ["shadow_mia", "shadow_mia_targets"] if shadow_mia_results() else []
     return {name: f"results/tables/{name}.csv" for name in names}
 
@@ -206,22 +206,22 @@ def dp_inputs(wildcards):
     return {}
 
 
-# Functions of privacy_audit.smk (PRIVACY_AUDIT and privacy_audit_stage are set there).
+# Functions of epsilon_audit.smk (PRIVACY_AUDIT and epsilon_audit_stage are set there).
 
 
-def privacy_audit_blocks():
+def epsilon_audit_blocks():
     s = PRIVACY_AUDIT
     return expand(
-        "results/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.csv",
+        "results/epsilon_audit/{generator}/eps{epsilon}/{world}/block{block}.csv",
         generator=s["generators"],
-        epsilon=[privacy_audit_stage.epsilon_label(e) for e in s["epsilons"]],
+        epsilon=[epsilon_audit_stage.epsilon_label(e) for e in s["epsilons"]],
         world=["without", "with"],
-        block=range(privacy_audit_stage.n_blocks(s)),
+        block=range(epsilon_audit_stage.n_blocks(s)),
     )
 
 
-def privacy_audit_targets():
-    return list(rules.privacy_audit_table.output) if PRIVACY_AUDIT else []
+def epsilon_audit_targets():
+    return list(rules.epsilon_audit_table.output) if PRIVACY_AUDIT else []
 
 
 # Functions of shadow_mia.smk (SHADOW_MIA and shadow_mia_stage are set there).

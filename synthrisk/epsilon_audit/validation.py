@@ -10,7 +10,7 @@ so JAX compiles three models and reuses them.
 `actual_epsilon` is what an under-noised control really spends: its three rounds' noise multipliers
 composed by dp-accounting's PLD accountant at the same delta; it is the ceiling no audit can pass.
 
-    python -m synthrisk.privacy_audit.validation --runs 200 --scales 1,0.577,0.1,0.05,0.02
+    python -m synthrisk.epsilon_audit.validation --runs 200 --scales 1,0.577,0.1,0.05,0.02
 
 prints, per noise scale, the audit's numbers and the wall time.
 """
@@ -39,7 +39,7 @@ SYNTHETIC_PER_RECORD = 10
 N_RUNS = 200
 #: the under-noised control of the slow test: MST's noise times 0.05 really spends epsilon 33 at the
 #: nominal (1, 1e-6); milder controls (the sqrt(p) accounting error: 0.577, epsilon 1.8) are beyond
-#: what 200 runs of this black-box test can show (notes/privacy_audit.md)
+#: what 200 runs of this black-box test can show (docs/methods/epsilon-audit.md)
 CONTROL_SCALE = 0.05
 
 
@@ -48,7 +48,7 @@ def validation_data():
     schema = DatasetSchema.from_dict({
         "name": "audit_validation", "source": {"simulate": {"n": N_RECORDS, "seed": DATA_SEED}},
         "columns": {c: {"type": "continuous", "bounds": BOUNDS} for c in COLUMNS},
-        "quasi_identifiers": COLUMNS[:-1], "sensitive": COLUMNS[-1:]}, origin="privacy_audit.validation")
+        "quasi_identifiers": COLUMNS[:-1], "sensitive": COLUMNS[-1:]}, origin="epsilon_audit.validation")
     return schema.conform(simulate(n=N_RECORDS, seed=DATA_SEED)[COLUMNS]), schema
 
 

@@ -1,6 +1,6 @@
 """The empirical epsilon audit through Snakemake: an isolated generator's fit blocks are planned in
 its environment, and (slow) the stage writes its table and figure, reruns only what a change needs,
-and flags synthcity's PrivBayes (the audit itself: tests/unit/test_privacy_audit.py)."""
+and flags synthcity's PrivBayes (the audit itself: tests/unit/test_epsilon_audit.py)."""
 
 import re
 
@@ -9,8 +9,8 @@ import pytest
 import yaml
 from helpers import ROOT, snakemake
 
+from synthrisk.epsilon_audit import REPLACE_ONE
 from synthrisk.generators.mst import NOT_DP_NOISE
-from synthrisk.privacy_audit import REPLACE_ONE
 
 
 def test_workflow_fits_an_isolated_generators_blocks_in_its_environment(tmp_path):
@@ -18,13 +18,13 @@ def test_workflow_fits_an_isolated_generators_blocks_in_its_environment(tmp_path
               "datasets": {"simulation": {"schema": str(ROOT / "config/datasets/simulation.yaml"),
                                           "n_train": 300, "n_holdout": 200}},
               "generators": {"mst_eps1": {"backend": "mst", "params": {"epsilon": 1.0}}},
-              "privacy_audit": {"generators": ["mst_eps1", "privbayes"], "epsilons": [1.0], "runs": 4, "block": 2,
+              "epsilon_audit": {"generators": ["mst_eps1", "privbayes"], "epsilons": [1.0], "runs": 4, "block": 2,
                                 "controls": {"privbayes": {"backend": "synthcity", "plugin": "privbayes"}}}}
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
-    done = snakemake(tmp_path, path, "results/tables/privacy_audit.csv", "-n", "--quiet", "rules")
+    done = snakemake(tmp_path, path, "results/tables/epsilon_audit.csv", "-n", "--quiet", "rules")
     planned = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", done.stdout, re.M)}
-    assert planned["privacy_audit_fits"] == 4 and planned["privacy_audit_fits_isolated"] == 4
+    assert planned["epsilon_audit_fits"] == 4 and planned["epsilon_audit_fits_isolated"] == 4
     if not (ROOT / ".venv-synthcity/.installed").exists():
         assert planned["generator_env"] == 1
 
@@ -38,12 +38,12 @@ def test_audit_flags_synthcity_privbayes_whose_domain_comes_from_the_data(tmp_pa
               "datasets": {"simulation": {"schema": str(ROOT / "config/datasets/simulation.yaml"),
                                           "n_train": 300, "n_holdout": 200}},
               "generators": {"independent": {"backend": "independent"}},
-              "privacy_audit": {"generators": ["privbayes"], "epsilons": [1.0], "runs": 40, "block": 20,
+              "epsilon_audit": {"generators": ["privbayes"], "epsilons": [1.0], "runs": 40, "block": 20,
                                 "controls": {"privbayes": {"backend": "synthcity", "plugin": "privbayes"}}}}
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
-    snakemake(tmp_path, path, "results/tables/privacy_audit.csv")
-    row = pd.read_csv(tmp_path / "results/tables/privacy_audit.csv").set_index("generator").loc["privbayes"]
+    snakemake(tmp_path, path, "results/tables/epsilon_audit.csv")
+    row = pd.read_csv(tmp_path / "results/tables/epsilon_audit.csv").set_index("generator").loc["privbayes"]
     assert row["guarantee"].startswith("not DP: domain read from the data")
     # 20 evaluation runs per world without an error bound epsilon below by log(0.832 / 0.168) = 1.6
     assert row["flagged"] and row["epsilon_lower"] > 1.0, row.to_dict()
@@ -58,25 +58,25 @@ def test_workflow_audit_stage_writes_the_table_and_figure(tmp_path):
                                     "n_train": 300, "n_holdout": 200}},
         "generators": {"mst_eps1": {"backend": "mst", "params": {"epsilon": 1.0}}},
         # every job pays ~12 s of Python, JAX and compilation: 4 jobs of 2 fits keep this test near a minute
-        "privacy_audit": {"generators": ["control"], "epsilons": [1.0], "runs": 4, "block": 2,
+        "epsilon_audit": {"generators": ["control"], "epsilons": [1.0], "runs": 4, "block": 2,
                           "controls": {"control": {"backend": "mst",
                                                    "params": {"epsilon": 1.0, "noise_multiplier_scale": 0.05}}}},
     }
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
-    snakemake(tmp_path, path, "results/tables/privacy_audit.csv")
-    table = pd.read_csv(tmp_path / "results/tables/privacy_audit.csv")
+    snakemake(tmp_path, path, "results/tables/epsilon_audit.csv")
+    table = pd.read_csv(tmp_path / "results/tables/epsilon_audit.csv")
     assert list(table["generator"]) == ["control"]
     assert (table["n_runs"] == 4).all() and (table["n_evaluation"] == 2).all()
     assert table.set_index("generator").loc["control", "guarantee"].startswith(NOT_DP_NOISE)
     assert set(table.columns) >= {"nominal_epsilon", "delta", "threshold", "fpr_upper", "fnr_upper", "confidence",
                                   "epsilon_lower", "flagged", "neighbours", "audits", "family_confidence"}
     assert table.loc[0, "neighbours"] == REPLACE_ONE and table.loc[0, "audits"] == 1
-    assert (tmp_path / "results/figures/privacy_audit.png").stat().st_size > 0
-    blocks = sorted((tmp_path / "results/privacy_audit").rglob("block*.csv"))
+    assert (tmp_path / "results/figures/epsilon_audit.png").stat().st_size > 0
+    blocks = sorted((tmp_path / "results/epsilon_audit").rglob("block*.csv"))
     assert len(blocks) == 2 * 2  # worlds x blocks, gathered into one row
     # another generator listed and another confidence: only its blocks and the table are planned
-    config["privacy_audit"].update(generators=["control", "mst_eps1"], confidence=0.9)
+    config["epsilon_audit"].update(generators=["control", "mst_eps1"], confidence=0.9)
     path.write_text(yaml.safe_dump(config))
-    planned = snakemake(tmp_path, path, "results/tables/privacy_audit.csv", "-n", "--quiet", "rules").stdout
-    assert re.search(r"^privacy_audit_fits\s+4$", planned, re.M) and "total 5" in " ".join(planned.split()), planned
+    planned = snakemake(tmp_path, path, "results/tables/epsilon_audit.csv", "-n", "--quiet", "rules").stdout
+    assert re.search(r"^epsilon_audit_fits\s+4$", planned, re.M) and "total 5" in " ".join(planned.split()), planned

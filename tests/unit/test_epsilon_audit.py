@@ -1,7 +1,7 @@
-"""The empirical epsilon audit (synthrisk.privacy_audit): bounds on known counts, the canary, the
+"""The empirical epsilon audit (synthrisk.epsilon_audit): bounds on known counts, the canary, the
 neighbour relations, the statistic, the under-noised MST control, the run-level (Bonferroni) level;
 the slow test runs the audit on MST and its control (the stage through Snakemake:
-tests/workflow/test_privacy_audit_workflow.py)."""
+tests/workflow/test_epsilon_audit_workflow.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,7 @@ from scipy.stats import beta
 
 from synthrisk.data import load_schema
 from synthrisk.data.schema import DatasetSchema
-from synthrisk.errors import ConfigError, DataError
-from synthrisk.generators.base import Generator, make_generator, register
-from synthrisk.generators.mst import NOT_DP_NOISE
-from synthrisk.privacy_audit import (
+from synthrisk.epsilon_audit import (
     ADD_REMOVE,
     CONFIDENCE,
     REPLACE_ONE,
@@ -32,7 +29,10 @@ from synthrisk.privacy_audit import (
     with_canary,
     worst_case_canary,
 )
-from synthrisk.privacy_audit.experiment import WITH, WITHOUT, nominal_privacy
+from synthrisk.epsilon_audit.experiment import WITH, WITHOUT, nominal_privacy
+from synthrisk.errors import ConfigError, DataError
+from synthrisk.generators.base import Generator, make_generator, register
+from synthrisk.generators.mst import NOT_DP_NOISE
 
 ALPHA = 1 - CONFIDENCE
 DELTA = 1e-6
@@ -309,7 +309,7 @@ def test_mst_noise_scale_outside_zero_one_is_refused(scale):
 
 @pytest.mark.slow
 def test_audit_flags_under_noised_mst_and_not_mst_as_configured():
-    from synthrisk.privacy_audit.validation import (
+    from synthrisk.epsilon_audit.validation import (
         CONTROL_SCALE,
         N_RUNS,
         actual_epsilon,
@@ -339,22 +339,22 @@ def test_audit_flags_under_noised_mst_and_not_mst_as_configured():
 # -- the workflow stage -------------------------------------------------------------------------
 
 def _stage_settings(**block):
-    from synthrisk.privacy_audit import stage
+    from synthrisk.epsilon_audit import stage
 
     generators = {"mst_eps1": {"backend": "mst", "params": {"epsilon": 1.0}}, "cart": {"backend": "cart"}}
     return stage.settings_from_config(block, generators, {"simulation": {}})
 
 
 @pytest.mark.parametrize("block, message", [
-    ({"generators": ["nope"]}, "privacy_audit.generators: 'nope'"),
-    ({"dataset": "adult"}, "privacy_audit.dataset"),
+    ({"generators": ["nope"]}, "epsilon_audit.generators: 'nope'"),
+    ({"dataset": "adult"}, "epsilon_audit.dataset"),
     ({"generators": ["cart"]}, "generators.cart: the privacy audit needs a DP generator"),
     # synthcity's DPGAN takes delta = 1 / n from the data when none is given: no nominal delta to test
     ({"generators": ["dpgan"], "controls": {"dpgan": {"backend": "synthcity", "plugin": "dpgan"}}}, "params.delta"),
     # PrivBayes claims pure epsilon-DP; a delta would be reported, then fail every fit inside synthcity
     ({"generators": ["pb"], "controls": {"pb": {"backend": "synthcity", "plugin": "privbayes",
                                                 "params": {"delta": 1e-5}}}}, "privbayes takes no `delta`"),
-    ({"generators": ["mst_eps1"], "family_wise": "yes"}, "privacy_audit.family_wise"),
+    ({"generators": ["mst_eps1"], "family_wise": "yes"}, "epsilon_audit.family_wise"),
 ])
 def test_stage_config_errors_name_the_key(block, message):
     with pytest.raises(ConfigError, match=message):
@@ -362,7 +362,7 @@ def test_stage_config_errors_name_the_key(block, message):
 
 
 def test_stage_overrides_epsilon_and_splits_runs_into_blocks():
-    from synthrisk.privacy_audit import stage
+    from synthrisk.epsilon_audit import stage
 
     settings = _stage_settings(generators=["mst_eps1"], runs=250, block=100)
     assert stage.audited_spec(settings, "mst_eps1", 0.5)["params"]["epsilon"] == 0.5
@@ -374,7 +374,7 @@ def test_stage_overrides_epsilon_and_splits_runs_into_blocks():
 def test_a_blocks_settings_change_only_with_what_it_reads():
     """Snakemake reruns a job whose params change: listing another generator or epsilon, or changing
     the table's confidence, must not redo a generator's blocks of fits."""
-    from synthrisk.privacy_audit import stage
+    from synthrisk.epsilon_audit import stage
 
     before = _stage_settings(generators=["mst_eps1"])
     after = _stage_settings(generators=["mst_eps1", "mst_eps10"], epsilons=[0.5, 1.0], confidence=0.9,
@@ -408,7 +408,7 @@ def _blocks(settings, separated):
 
 @pytest.mark.parametrize("family_wise", [True, False])
 def test_the_table_states_the_per_audit_and_the_family_wise_level(family_wise, tmp_path):
-    from synthrisk.privacy_audit import stage
+    from synthrisk.epsilon_audit import stage
 
     controls = {"control": {"backend": "mst", "params": {"epsilon": 1.0, "noise_multiplier_scale": 0.05}}}
     settings = _stage_settings(generators=["mst_eps1", "control"], controls=controls, epsilons=[0.5, 1.0, 2.0],
@@ -428,8 +428,8 @@ def test_the_table_states_the_per_audit_and_the_family_wise_level(family_wise, t
     line = stage.summary_line(table)
     assert ("each of the 6 bounds at 99.17% (Bonferroni): all together at ≥ 95.0%" if family_wise
             else "each of the 6 bounds at 95.00% (no correction): all together at ≥ 70.0%") in line
-    stage.write(table, tmp_path, tmp_path / "privacy_audit.png")
-    written = pd.read_csv(tmp_path / "privacy_audit.csv")
+    stage.write(table, tmp_path, tmp_path / "epsilon_audit.png")
+    written = pd.read_csv(tmp_path / "epsilon_audit.csv")
     assert {"neighbours", "confidence", "audits", "family_confidence", "correction"} <= set(written.columns)
     one = stage.gather(_blocks(_stage_settings(generators=["control"], controls=controls), {"control"}),
                        _stage_settings(generators=["control"], controls=controls))
@@ -439,8 +439,8 @@ def test_the_table_states_the_per_audit_and_the_family_wise_level(family_wise, t
 def test_synthcity_dp_plugins_are_audited_in_their_environment_on_the_public_cells():
     """A synthcity DP plugin states its (epsilon, delta) and that its domain comes from the data; the
     audit accepts it and draws the canary's cells from MST's public discretisation (it has none)."""
+    from synthrisk.epsilon_audit import stage
     from synthrisk.generators.mst import DEFAULT_BINS
-    from synthrisk.privacy_audit import stage
 
     controls = {"privbayes": {"backend": "synthcity", "plugin": "privbayes", "params": {"epsilon": 1.0}},
                 "dpgan": {"backend": "synthcity", "plugin": "dpgan", "params": {"delta": 1e-5}}}
@@ -480,14 +480,14 @@ def test_shipped_audit_overlays_give_valid_settings_on_the_quick_config(overlays
     from helpers import ROOT
     from snakemake.utils import update_config
 
-    from synthrisk.privacy_audit import stage
+    from synthrisk.epsilon_audit import stage
 
     config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
     for overlay in overlays:
         update_config(config, yaml.safe_load((ROOT / overlay).read_text()))
-    settings = stage.settings_from_config(config["privacy_audit"], config["generators"], config["datasets"])
+    settings = stage.settings_from_config(config["epsilon_audit"], config["generators"], config["datasets"])
     assert settings["generators"] and stage.n_blocks(settings) >= 1
     schema = load_schema(ROOT / config["datasets"][settings["dataset"]]["schema"])
-    assert list(schema.restricted(settings["columns"], what="privacy_audit.columns").columns) == settings["columns"]
+    assert list(schema.restricted(settings["columns"], what="epsilon_audit.columns").columns) == settings["columns"]
     for generator in settings["generators"]:
         assert nominal_privacy(stage.audited_spec(settings, generator, settings["epsilons"][0]), generator)["epsilon"]

@@ -16,7 +16,7 @@ is part of it. Two relations occur among the generators here; each states its ow
   commented-out `bounded` switch would double both), and DP-SGD through Opacus (synthcity's DPGAN):
   Opacus accounts the subsampled Gaussian mechanism under add/remove.
 
-The audit builds the generator's own relation (synthrisk.privacy_audit.canary.with_canary): with
+The audit builds the generator's own relation (synthrisk.epsilon_audit.canary.with_canary): with
 replace-one, "with canary" is the fixed dataset with one record replaced by the canary (n records);
 with add-remove, the fixed dataset plus the canary (n + 1 records). Its epsilon_lower is a lower
 bound on epsilon under that relation, so it is compared with the nominal epsilon as the generator
@@ -59,5 +59,5 @@ def declared_relation(privacy: dict, name: str = "generator") -> str:
         raise ConfigError(
             f"generators.{name}: the privacy audit needs the neighbour relation the generator's accounting "
             f"assumes: its privacy() must state 'neighbours' as one of {list(RELATIONS)}, got "
-            f"{privacy.get('neighbours')!r} (synthrisk.privacy_audit.neighbours)")
+            f"{privacy.get('neighbours')!r} (synthrisk.epsilon_audit.neighbours)")
     return privacy["neighbours"]

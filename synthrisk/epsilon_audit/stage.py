@@ -1,20 +1,20 @@
 """The workflow's privacy-audit stage: settings, one block of fits, and the gathered table and figure.
 
-A config with a `privacy_audit:` block (config/audit.yaml) audits each listed generator at each
+A config with a `epsilon_audit:` block (config/audit.yaml) audits each listed generator at each
 listed epsilon (its `params.epsilon` replaced): `runs` fits per world (with / without the canary),
 `block` fits per job, on the first `n_records` records of `dataset`'s real.parquet restricted to
 `columns`. `generators` names entries of the config's `generators` or of `controls`, audit-only
 specs (the under-noised MST, a synthcity DP plugin) that the rest of the run never sees.
 
 A generator with an environment of its own (synthcity's plugins) fits its blocks there
-(scripts/privacy_audit_fits_isolated.py); `run_block` is the same job in either environment.
+(scripts/epsilon_audit_fits_isolated.py); `run_block` is the same job in either environment.
 The canary's cells are the generator's own discretised domain when it has one (MST's `bins`),
 otherwise MST's public discretisation at its default bin count: the cells the statistic counts
 are then fixed by the schema's public metadata, whatever the generator does inside. The world with
-the canary follows the generator's own neighbour relation (synthrisk.privacy_audit.neighbours),
+the canary follows the generator's own neighbour relation (synthrisk.epsilon_audit.neighbours),
 which its block jobs are given, so that a generator whose relation changes is fitted anew.
 
-Multiplicity (synthrisk.privacy_audit.bounds): the table holds k = generators x epsilons audits.
+Multiplicity (synthrisk.epsilon_audit.bounds): the table holds k = generators x epsilons audits.
 With `family_wise: true` (the default) each audit's bound is at 1 - (1 - confidence) / k, so that
 all the table's flags hold together at `confidence`; `family_wise: false` leaves each at
 `confidence`. The table states both levels (columns `confidence`, per audit, and
@@ -52,7 +52,7 @@ DEFAULTS = {
     # each audit's bound at 1 - (1 - confidence) / k, k the run's (generator, epsilon) audits (module doc)
     "family_wise": True,
 }
-TABLE = "privacy_audit"
+TABLE = "epsilon_audit"
 #: the settings a block of fits reads (besides its generator's spec): what reruns it when changed
 BLOCK_KEYS = ("dataset", "columns", "n_records", "runs", "block", "synthetic_per_record")
 
@@ -61,17 +61,17 @@ def settings_from_config(block: dict | None, generators: dict, datasets: dict) -
     """The block with its defaults, checked against the config's generators and datasets."""
     settings = {**DEFAULTS, **(block or {})}
     if settings["dataset"] not in datasets:
-        raise ConfigError(f"privacy_audit.dataset: {settings['dataset']!r} is not in datasets "
+        raise ConfigError(f"epsilon_audit.dataset: {settings['dataset']!r} is not in datasets "
                           f"({sorted(datasets)}); the audit reads its real.parquet")
     known = {**generators, **settings["controls"]}
     for name in settings["generators"]:
         if name not in known:
-            raise ConfigError(f"privacy_audit.generators: {name!r} is neither in generators nor in "
-                              f"privacy_audit.controls (known: {sorted(known)})")
+            raise ConfigError(f"epsilon_audit.generators: {name!r} is neither in generators nor in "
+                              f"epsilon_audit.controls (known: {sorted(known)})")
     if settings["runs"] < 2:
-        raise ConfigError(f"privacy_audit.runs: needs at least 2 fits per world, got {settings['runs']}")
+        raise ConfigError(f"epsilon_audit.runs: needs at least 2 fits per world, got {settings['runs']}")
     if not isinstance(settings["family_wise"], bool):
-        raise ConfigError(f"privacy_audit.family_wise: true or false, got {settings['family_wise']!r}")
+        raise ConfigError(f"epsilon_audit.family_wise: true or false, got {settings['family_wise']!r}")
     settings["specs"] = {name: known[name] for name in settings["generators"]}
     for name in settings["generators"]:  # a generator that claims no (epsilon, delta): refused here, not in a job
         nominal_privacy(settings["specs"][name], name)
@@ -109,9 +109,9 @@ def block_runs(settings: dict, block: int) -> range:
 def audit_data(real: pd.DataFrame, schema, settings: dict) -> tuple[pd.DataFrame, object]:
     """The audited records (the first `n_records` of `real` on the audit's columns) and the schema
     restricted to those columns."""
-    schema = schema.restricted(list(settings["columns"]), what="privacy_audit.columns")
+    schema = schema.restricted(list(settings["columns"]), what="epsilon_audit.columns")
     data = schema.conform(real.loc[:, list(schema.columns)].head(settings["n_records"]).reset_index(drop=True),
-                          what=f"privacy_audit: dataset {settings['dataset']!r}")
+                          what=f"epsilon_audit: dataset {settings['dataset']!r}")
     return data, schema
 
 

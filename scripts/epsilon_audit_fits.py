@@ -1,7 +1,7 @@
 from synthrisk.workflow import logged
 
 with logged(snakemake):
-    from synthrisk.privacy_audit import stage
+    from synthrisk.epsilon_audit import stage
 
     w = snakemake.wildcards
     stage.block_job(snakemake.input.real, snakemake.input.schema, snakemake.params.settings, w.generator,

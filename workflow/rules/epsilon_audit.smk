@@ -1,12 +1,12 @@
-# Empirical epsilon audit of DP generators (synthrisk.privacy_audit): blocks of fits with and without a
+# Empirical epsilon audit of DP generators (synthrisk.epsilon_audit): blocks of fits with and without a
 # worst-case canary, gathered into one table and one figure. Runs only when the config has a
-# `privacy_audit:` block (config/audit.yaml); its defaults: synthrisk.privacy_audit.stage.DEFAULTS.
+# `epsilon_audit:` block (config/audit.yaml); its defaults: synthrisk.epsilon_audit.stage.DEFAULTS.
 
-from synthrisk.privacy_audit import stage as privacy_audit_stage
+from synthrisk.epsilon_audit import stage as epsilon_audit_stage
 
 PRIVACY_AUDIT = (
-    privacy_audit_stage.settings_from_config(config["privacy_audit"], GENERATOR_SPECS, config["datasets"])
-    if "privacy_audit" in config
+    epsilon_audit_stage.settings_from_config(config["epsilon_audit"], GENERATOR_SPECS, config["datasets"])
+    if "epsilon_audit" in config
     else None
 )
 # An audited generator with an environment of its own (synthcity's DP plugins) fits its blocks there,
@@ -22,50 +22,50 @@ AUDIT_MAIN = [g for g in AUDIT_SPECS if g not in AUDIT_ISOLATED]
 
 if PRIVACY_AUDIT:
 
-    rule privacy_audit_fits:
+    rule epsilon_audit_fits:
         input:
             real=lambda wc: f"results/data/{PRIVACY_AUDIT['dataset']}/real.parquet",
             schema=lambda wc: schema_path(PRIVACY_AUDIT["dataset"]),
         output:
-            "results/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.csv",
+            "results/epsilon_audit/{generator}/eps{epsilon}/{world}/block{block}.csv",
         params:
-            settings=lambda wc: privacy_audit_stage.block_settings(PRIVACY_AUDIT, wc.generator),
+            settings=lambda wc: epsilon_audit_stage.block_settings(PRIVACY_AUDIT, wc.generator),
         wildcard_constraints:
             epsilon=r"[0-9.e+-]+",
             world="without|with",
             block=r"\d+",
             generator=names_pattern(AUDIT_MAIN),
         log:
-            "results/logs/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.log",
+            "results/logs/epsilon_audit/{generator}/eps{epsilon}/{world}/block{block}.log",
         benchmark:
-            "results/benchmarks/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.tsv"
+            "results/benchmarks/epsilon_audit/{generator}/eps{epsilon}/{world}/block{block}.tsv"
         conda:
             MAIN_CONDA_ENV
         script:
-            "../../scripts/privacy_audit_fits.py"
+            "../../scripts/epsilon_audit_fits.py"
 
-    rule privacy_audit_fits_isolated:
+    rule epsilon_audit_fits_isolated:
         input:
             real=lambda wc: f"results/data/{PRIVACY_AUDIT['dataset']}/real.parquet",
             schema=lambda wc: schema_path(PRIVACY_AUDIT["dataset"]),
             env=lambda wc: environment_stamp(AUDIT_ENVIRONMENT[wc.generator]),
         output:
-            "results/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.csv",
+            "results/epsilon_audit/{generator}/eps{epsilon}/{world}/block{block}.csv",
         params:
-            settings=lambda wc: json.dumps(privacy_audit_stage.block_settings(PRIVACY_AUDIT, wc.generator)),
+            settings=lambda wc: json.dumps(epsilon_audit_stage.block_settings(PRIVACY_AUDIT, wc.generator)),
             python=lambda wc: environment_python(AUDIT_ENVIRONMENT[wc.generator]),
-            script=os.path.join(workflow.basedir, "scripts/privacy_audit_fits_isolated.py"),
+            script=os.path.join(workflow.basedir, "scripts/epsilon_audit_fits_isolated.py"),
         wildcard_constraints:
             epsilon=r"[0-9.e+-]+",
             world="without|with",
             block=r"\d+",
             generator=names_pattern(AUDIT_ISOLATED),
         log:
-            job="results/logs/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.log",
+            job="results/logs/epsilon_audit/{generator}/eps{epsilon}/{world}/block{block}.log",
             # what the libraries write below Python (torch, C extensions)
-            stream="results/logs/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.stream.log",
+            stream="results/logs/epsilon_audit/{generator}/eps{epsilon}/{world}/block{block}.stream.log",
         benchmark:
-            "results/benchmarks/privacy_audit/{generator}/eps{epsilon}/{world}/block{block}.tsv"
+            "results/benchmarks/epsilon_audit/{generator}/eps{epsilon}/{world}/block{block}.tsv"
         conda:
             MAIN_CONDA_ENV
         shell:
@@ -74,15 +74,15 @@ if PRIVACY_AUDIT:
             " --real {input.real:q} --schema {input.schema:q} --output {output:q} --log {log.job:q}"
             " > {log.stream:q} 2>&1"
 
-    rule privacy_audit_table:
+    rule epsilon_audit_table:
         input:
-            blocks=privacy_audit_blocks(),
+            blocks=epsilon_audit_blocks(),
         output:
-            table="results/tables/privacy_audit.csv",
+            table="results/tables/epsilon_audit.csv",
             figure=report(
-                "results/figures/privacy_audit.png",
+                "results/figures/epsilon_audit.png",
                 category="Empirical ε audit",
-                caption="../report/privacy_audit.rst",
+                caption="../report/epsilon_audit.rst",
             ),
         params:
             settings=PRIVACY_AUDIT,
@@ -90,10 +90,10 @@ if PRIVACY_AUDIT:
         # reads a few small tables and draws one figure: no cluster job
         localrule: True
         log:
-            "results/logs/privacy_audit/table.log",
+            "results/logs/epsilon_audit/table.log",
         benchmark:
-            "results/benchmarks/privacy_audit_table.tsv"
+            "results/benchmarks/epsilon_audit_table.tsv"
         conda:
             MAIN_CONDA_ENV
         script:
-            "../../scripts/privacy_audit_table.py"
+            "../../scripts/epsilon_audit_table.py"

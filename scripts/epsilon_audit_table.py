@@ -1,12 +1,12 @@
 from synthrisk.workflow import logged
 
 with logged(snakemake):
+    from synthrisk.epsilon_audit import stage
     from synthrisk.io import read_table
-    from synthrisk.privacy_audit import stage
 
     settings = snakemake.params.settings
     blocks = {}
-    for path in snakemake.input.blocks:  # results/privacy_audit/{generator}/eps{epsilon}/{world}/block{b}.csv
+    for path in snakemake.input.blocks:  # results/epsilon_audit/{generator}/eps{epsilon}/{world}/block{b}.csv
         generator, epsilon, world = path.split("/")[-4:-1]
         blocks.setdefault((generator, float(epsilon[3:]), world), []).append(read_table(path))
     table = stage.gather(blocks, settings)

@@ -1,17 +1,17 @@
 """The audit experiment: N fits of a DP generator without the canary and N with it, one number each.
 
-The number is the test statistic of synthrisk.privacy_audit.statistic (the canary's cell counts in
+The number is the test statistic of synthrisk.epsilon_audit.statistic (the canary's cell counts in
 the synthetic data's one- and two-way marginals; its docstring says why).
 
 The world with the canary is the data's neighbour under the generator's own relation, the one its
-privacy() states (synthrisk.privacy_audit.neighbours): the canary in place of one record
+privacy() states (synthrisk.epsilon_audit.neighbours): the canary in place of one record
 (replace-one) or added to the data (add-remove). Both worlds sample as many synthetic rows.
 
 Runs: run i of the world without the canary fits with seed 2 i, of the world with it with 2 i + 1,
 and samples with that seed plus SAMPLE_SEED_OFFSET. Every fit draws its own DP noise: from the
 operating system's entropy, or, when the spec sets `params.noise_seed`, from SeedSequence([noise_seed,
 fit seed]) (synthrisk.noise), distinct per fit and the same on every run of the same config. The first half of
-each world's runs chooses the threshold, the second half evaluates it (synthrisk.privacy_audit.bounds).
+each world's runs chooses the threshold, the second half evaluates it (synthrisk.epsilon_audit.bounds).
 """
 
 from __future__ import annotations

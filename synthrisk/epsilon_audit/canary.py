@@ -12,7 +12,7 @@ the same `bins` equal-width bins of the public bounds), so that "matches the can
 what MST's marginals see.
 
 The dataset "with canary" is the fixed dataset's neighbour under the audited generator's own
-relation (synthrisk.privacy_audit.neighbours): replace-one (n public, as MST's and PrivBayes's
+relation (synthrisk.epsilon_audit.neighbours): replace-one (n public, as MST's and PrivBayes's
 accounting assume), the fixed dataset with one record replaced by the canary, the replaced record
 being one that shares no cell with it (the largest change a replacement can make to the
 marginals); add-remove (AIM's, DP-SGD's), the fixed dataset with the canary added.

@@ -15,7 +15,7 @@ generator over the same discretised domain.
 Why not only exact copies of the canary (Stadler et al. 2022's naive feature): with the noise of a
 correct release the model spreads mass over every empty cell, so the canary's full cell ends up
 with about nothing in either world, and even a badly under-noised MST rarely samples a full copy
-(measured in notes/privacy_audit.md). It is not the optimal test either: it ignores the -1 the
+(measured in docs/methods/epsilon-audit.md). It is not the optimal test either: it ignores the -1 the
 replaced record leaves and MST's tree-selection round, and sampling adds noise (a larger
 n_synthetic removes some). A weaker test only makes epsilon_lower smaller, never wrong: the bound
 holds for any test fixed before the evaluation runs.
