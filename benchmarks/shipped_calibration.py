@@ -60,6 +60,8 @@ HERE = Path(__file__).resolve().parent
 STUDY = HERE / "calibration" / "shipped"
 PLAN = STUDY / "plan.yaml"
 RUNS = STUDY / "runs"
+#: the per-audit rates the audit quotes (package data)
+PUBLISHED = HERE.parent / "synthrisk" / "reference" / "shipped_calibration.csv"
 NULLS = ("second_holdout", "cart")
 RUNS_COLUMNS = ["cell", "fingerprint", "dataset", "n", "split", "release", "risk", "level", "beats", "n_identified",
                 "n_false", "effect", "effect_low", "effect_high", "answer", "seconds", "commit"]
@@ -258,6 +260,16 @@ def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
     return table
 
 
+def published(table: pd.DataFrame) -> pd.DataFrame:
+    """What the audit quotes beside its answer (`synthrisk.calibrated_power.release_statement`): the
+    per-audit rows, with the columns it reads (package data, so an installed audit needs nothing
+    outside the package)."""
+    from synthrisk.calibrated_power import SHIPPED_COLUMNS
+
+    audits = table[table["risk"] == AUDIT].assign(null=lambda t: t["kind"] == "null")
+    return audits[SHIPPED_COLUMNS].reset_index(drop=True)
+
+
 def markdown(table: pd.DataFrame) -> str:
     """The summary as the docs show it: per cell, release and risk, rate (interval) of each outcome."""
     def cell(k, rate, low, high):
@@ -322,6 +334,7 @@ def main(argv=None) -> None:
         table = summarise(read_runs(), cells)
         table.to_csv(STUDY / "summary.csv", index=False, float_format="%.6g")
         (STUDY / "summary.md").write_text(markdown(table))
+        published(table).to_csv(PUBLISHED, index=False, float_format="%.6g")
         print(markdown(table))
 
 

@@ -30,6 +30,67 @@ COLUMNS = ["dataset", "n", "risk", "share", "splits", "power", "power_low", "pow
            "null_rate_high", "null_splits", "commit"]
 
 
+#: the pre-registered calibration of the audit as it ships (`benchmarks/shipped_calibration.py
+#: --summarise`): per cell and release, the per-audit rates
+SHIPPED = "reference/shipped_calibration.csv"
+SHIPPED_COLUMNS = ["dataset", "n", "release", "null", "splits", "planned", "at_risk", "at_risk_rate", "at_risk_high",
+                   "yes", "yes_rate", "named", "fdp"]
+#: the releases' names as the quote says them
+RELEASE_WORDS = {"second_holdout": "a second holdout", "cart": "cart fitted on other records",
+                 "leaky": "the leaky generator (10 % member copies)"}
+
+
+def _release_words(release: str) -> str:
+    if release.startswith("copies_"):
+        return f"{100 * float(release.split('_', 1)[1]):g} % member copies"
+    if release.startswith("rare_"):
+        return f"copies of the rarest {100 * float(release.split('_', 1)[1]):g} % of members"
+    return RELEASE_WORDS.get(release, release)
+
+
+@lru_cache(maxsize=2)
+def _package_table(name: str, columns: tuple[str, ...]) -> pd.DataFrame:
+    path = resources.files("synthrisk").joinpath(name)
+    if not path.is_file():
+        return pd.DataFrame(columns=list(columns))
+    with path.open() as handle:
+        return pd.read_csv(handle)
+
+
+def release_statement(n_train: int, policy, table: pd.DataFrame | None = None) -> str | None:
+    """One sentence on how often the audit as it ships said "no" in its pre-registered calibration,
+    at the calibrated size nearest to `n_train`: on releases that never saw their members (with the
+    upper end of the interval) and on each positive control run so far. None when the policy is not
+    the default one the study ran (its rates would not be this audit's) or nothing is calibrated."""
+    from .measures.policy import Policy
+
+    if policy.to_dict() != Policy().to_dict():
+        return None
+    table = _package_table(SHIPPED, tuple(SHIPPED_COLUMNS)) if table is None else table
+    if table.empty:
+        return None
+    n = min(sorted(table["n"].unique()), key=lambda size: abs(math.log(size) - math.log(max(n_train, 1))))
+    at = table[table["n"] == n]
+    parts = []
+    for dataset, rows in at.groupby("dataset", sort=True):
+        nulls, said = rows[rows["null"].astype(bool)], []
+        if len(nulls):
+            k, m = int(nulls["at_risk"].sum()), int(nulls["splits"].sum())
+            said.append(f"releases that never saw their members ({'; '.join(map(_release_words, nulls['release']))}) "
+                        f"were answered “no” in {k} of {m} audits (upper bound "
+                        f"{100 * float(nulls['at_risk_high'].max()):.1f} % per release, the bounds 95 % together) and "
+                        f"“yes” in {int(nulls['yes'].sum())}")
+        said += [f"{_release_words(r.release)}: “no” in {int(r.at_risk)} of {int(r.splits)}"
+                 for r in rows[~rows["null"].astype(bool)].itertuples()]
+        running = rows[rows["splits"] < rows["planned"]]
+        so_far = (" (pre-registered splits run so far: " + ", ".join(
+            f"{_release_words(r.release)} {int(r.splits)} of {int(r.planned)}" for r in running.itertuples()) + ")"
+                  if len(running) else "")
+        parts.append(f"on {dataset.capitalize()}, " + "; ".join(said) + so_far)
+    return (f"In this audit's pre-registered calibration (the audit as it ships, default policy) at {n:,} training "
+            f"records per split (this file has {n_train:,}): " + ". ".join(parts) + ".")
+
+
 @lru_cache(maxsize=1)
 def published() -> pd.DataFrame:
     """The published table (empty when none is shipped)."""

@@ -139,9 +139,10 @@ def utility_entry(tables: Path) -> dict | None:
     return {**scores, "meaning": sentence, "efficacy": _row(efficacy)}
 
 
-def release_entry(entries: list[dict], policy: Policy) -> dict:
+def release_entry(entries: list[dict], policy: Policy, n_train: int) -> dict:
     """The audit's answer to "does this audit support releasing this file?" (yes / no / inconclusive),
-    with the sentence the page and the command line open with."""
+    with the sentence the page and the command line open with, and how often the audit as it ships
+    answered no in its pre-registered calibration (`calibration`; None under another policy)."""
     answer = release_answer({e["risk"]: e["level"] for e in entries})
     at_risk = [e["label"] for e in entries if e["level"] == LEVELS["at_risk"]]
     open_ = [e["label"] for e in entries if e["level"] != LEVELS["below"] and e["level"] != LEVELS["at_risk"]]
@@ -153,7 +154,8 @@ def release_entry(entries: list[dict], policy: Policy) -> dict:
     else:
         why = f"not shown to be below the threshold: {', '.join(open_)}"
     sentence = f"Does this audit support releasing this file? {answer.capitalize()}: {why} ({level})."
-    return {"answer": answer, "sentence": sentence, "alpha": policy.alpha}
+    return {"answer": answer, "sentence": sentence, "alpha": policy.alpha,
+            "calibration": calibrated_power.release_statement(n_train, policy)}
 
 
 def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, risks: pd.DataFrame, work: Path,
@@ -173,7 +175,7 @@ def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, ris
         "seed": SEED,
         "policy": {**(policy or Policy()).to_dict(), "statement": (policy or Policy()).statement()},
         "risks": entries,
-        "release": release_entry(entries, policy or Policy()),
+        "release": release_entry(entries, policy or Policy(), len(data.members)),
         "utility": utility_entry(work / "tables"),
         "measures": measure_entries(runs, measures, evidence, policy),
         "evidence": _row(evidence.drop(columns=["dataset", "generator"])),

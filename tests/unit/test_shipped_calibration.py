@@ -6,6 +6,7 @@ began, and its tables regenerate byte for byte from the committed runs files."""
 from __future__ import annotations
 
 import importlib.util
+import io
 import subprocess
 
 import pandas as pd
@@ -88,3 +89,20 @@ def test_the_committed_tables_regenerate_from_the_committed_runs(study):
     assert tracked, f"{study.RUNS} holds no committed runs files, yet {summary.name} reports runs"
     table = study.summarise(study.read_runs(), study.load_plan())
     assert study.markdown(table) == summary.read_text()
+    # the per-audit rates the audit quotes are package data, written by the same command
+    shipped = pd.read_csv(study.PUBLISHED)
+    assert shipped.equals(pd.read_csv(io.StringIO(study.published(table).to_csv(index=False, float_format="%.6g"))))
+
+
+def test_the_audit_quotes_its_calibration_beside_its_answer_only_under_the_default_policy():
+    from synthrisk.calibrated_power import release_statement
+    from synthrisk.measures.policy import Policy
+
+    table = pd.DataFrame({"dataset": ["adult"] * 3, "n": [1000] * 3, "release": ["cart", "second_holdout", "copies_0.1"],
+                          "null": [True, True, False], "splits": [200, 200, 100], "planned": [200, 200, 100],
+                          "at_risk": [1, 0, 93], "at_risk_rate": [0.005, 0, 0.93], "at_risk_high": [0.04, 0.03, 0.97],
+                          "yes": [5, 6, 0], "yes_rate": [0.025, 0.03, 0.0], "named": [1, 0, 90], "fdp": [1.0, 0, 0.03]})
+    said = release_statement(1500, Policy(), table)
+    assert "“no” in 1 of 400 audits" in said and "“yes” in 11" in said and "10 % member copies: “no” in 93 of 100" in said
+    assert "this file has 1,500" in said and "so far" not in said
+    assert release_statement(1500, Policy(alpha=0.1), table) is None
