@@ -70,7 +70,7 @@ reproduce: setup
 
 # One archive of the finished run in WORKDIR (config as run, tables, figures, report, benchmark files,
 # manifest with the sha256 of every file, package versions, commit); `make verify` checks another
-# run's tables against it (timings excluded by name: synthrisk/bundle.py).
+# run's tables against it (timings excluded by name: synthrisk/study/bundle.py).
 BUNDLE ?= $(WORKDIR)/results/synthrisk-bundle.tar.gz
 
 bundle: setup

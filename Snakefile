@@ -16,7 +16,7 @@ if not workflow.overwrite_configfiles:
 
 validate(config, "workflow/schemas/config.schema.yaml")
 
-from synthrisk.config import check_config
+from synthrisk.study.config import check_config
 
 check_config(config)
 

@@ -3,8 +3,8 @@ power against the normal approximation it replaced, and what the mid-p variant w
 
 Linkability and inference attack records one at a time, so their test is the exact one-sided
 hypergeometric (Fisher) test of the attacked records' successes, members against control
-(`synthrisk.proportions.member_excess_p_value`). Each replication draws members and holdout
-(1,000 each) and the records of the releases from one population (`synthrisk.calibration`), and
+(`synthrisk.stats.proportions.member_excess_p_value`). Each replication draws members and holdout
+(1,000 each) and the records of the releases from one population (`synthrisk.study.calibration`), and
 audits three releases with both attacks: fresh population records (a null), and population records
 of which 5 % and 10 % are replaced by member copies. Per release and attack, the share of
 replications with p <= 0.05 under
@@ -58,8 +58,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     from synthrisk.anonymity import inference, linkability
-    from synthrisk.calibration import Population, releases
     from synthrisk.measures._control import _p_value
+    from synthrisk.study.calibration import Population, releases
 
     rows = []
     for rep in range(args.reps):

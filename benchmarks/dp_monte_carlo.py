@@ -18,7 +18,7 @@ the same quantities (z = difference / combined Monte Carlo error).
     PYTHONPATH=. .venv/bin/python benchmarks/dp_monte_carlo.py --fraction 0.02 [--skip-full]
         [--old-commit 67b8725]
 
-Threads are held to 1, as the workflow's jobs are (synthrisk.workflow.logged); CPU seconds are
+Threads are held to 1, as the workflow's jobs are (synthrisk.study.workflow.logged); CPU seconds are
 printed next to wall seconds because the machine may be shared.
 """
 

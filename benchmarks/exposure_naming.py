@@ -3,7 +3,7 @@ anyone in a release that never saw its members, and how many of the members it n
 with member copies were not copied (the false-discovery proportion).
 
 Each replication draws members, holdout and the release's source as disjoint draws of one
-population (`synthrisk.calibration.Population`: Adult sampled without replacement, or the
+population (`synthrisk.study.calibration.Population`: Adult sampled without replacement, or the
 simulator) and runs `synthrisk.mia.exposure` (the audit's settings: Benjamini-Hochberg at
 false-discovery rate 0.045 on conformal p-values against the holdout) on
 - `population`: fresh population records (the null: nobody should be named);
@@ -35,9 +35,9 @@ import time
 import numpy as np
 import pandas as pd
 
-from synthrisk.calibration import Population
 from synthrisk.mia.exposure import exposure
-from synthrisk.proportions import clopper_pearson
+from synthrisk.stats.proportions import clopper_pearson
+from synthrisk.study.calibration import Population
 
 
 def replicate(dataset: str, n: int, n_aux: int, shares: list[float], seed: int) -> list[dict]:

@@ -46,9 +46,9 @@ def main(argv=None) -> int:
     import pandas as pd
 
     from synthrisk.anonymity.inference import inference
-    from synthrisk.calibration import ROOT
     from synthrisk.data import load_schema
     from synthrisk.data.simulate import simulate
+    from synthrisk.study.calibration import ROOT
 
     schema = load_schema(ROOT / "config" / "datasets" / "simulation.yaml")
     unknown = [s for s in args.secrets if s not in schema.sensitive]

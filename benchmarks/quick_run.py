@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from synthrisk.bundle import verify_bundle, write_bundle
 from synthrisk.measures import builtin_measures
+from synthrisk.study.bundle import verify_bundle, write_bundle
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv"

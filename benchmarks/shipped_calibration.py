@@ -13,8 +13,8 @@ workers and sessions. Each row names the commit that ran it; the summary lists t
 `--summarise` regenerates every table from the runs files alone.
 
 Per split, members and holdout (n each) and the records of each release are disjoint draws of one
-population (`synthrisk.calibration.Population`: Adult without replacement, or the simulator), and
-the releases are `synthrisk.calibration.releases`:
+population (`synthrisk.study.calibration.Population`: Adult without replacement, or the simulator), and
+the releases are `synthrisk.study.calibration.releases`:
 - nulls, releases that never saw the members: `second_holdout` (a second holdout drawn
   independently of the reference holdout, released as it is: fresh records of the population) and
   `cart` (the `cart` generator fitted on other records);
@@ -128,8 +128,8 @@ def false_named(named: set[int], release: pd.DataFrame, kind: str) -> int | None
 
 
 def run_split(name: str, cell: dict, split: int, commit: str) -> list[dict]:
-    from synthrisk.calibration import Population, releases
     from synthrisk.errors import SynthriskError
+    from synthrisk.study.calibration import Population, releases
 
     n = int(cell["n"])
     kinds = list(cell["releases"])
@@ -209,7 +209,7 @@ def run_cell(name: str, cells: dict, worker: int, workers: int, commit: str, lim
 
 
 def clopper_pearson(k: int, m: int, confidence: float) -> tuple[float, float]:
-    from synthrisk.proportions import clopper_pearson as interval
+    from synthrisk.stats.proportions import clopper_pearson as interval
 
     return interval(k, m, confidence) if m else (float("nan"), float("nan"))
 
@@ -261,10 +261,10 @@ def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
 
 
 def published(table: pd.DataFrame) -> pd.DataFrame:
-    """What the audit quotes beside its answer (`synthrisk.calibrated_power.release_statement`): the
+    """What the audit quotes beside its answer (`synthrisk.measures.calibrated_power.release_statement`): the
     per-audit rows, with the columns it reads (package data, so an installed audit needs nothing
     outside the package)."""
-    from synthrisk.calibrated_power import SHIPPED_COLUMNS
+    from synthrisk.measures.calibrated_power import SHIPPED_COLUMNS
 
     audits = table[table["risk"] == AUDIT].assign(null=lambda t: t["kind"] == "null")
     return audits[SHIPPED_COLUMNS].reset_index(drop=True)

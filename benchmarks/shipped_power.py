@@ -1,5 +1,5 @@
 """The audit's power at its own settings against the calibration study's (issue #26): the study
-attacks 300 records per anonymeter-style measure (`synthrisk.calibration.STUDY_SETTINGS`), the
+attacks 300 records per anonymeter-style measure (`synthrisk.study.calibration.STUDY_SETTINGS`), the
 audit every record up to 2,000, so the power the audit pages quote is that of fewer attacks than
 a steward's audit makes. This re-audits releases of the study's own splits (`--study-seed`, drawn
 with the study's release kinds in its order, so each split's members, holdout and copies are the
@@ -42,7 +42,7 @@ MEASURES = ("rapid", "singling_out", "linkability", "inference")
 
 
 def main(argv=None) -> int:
-    from synthrisk.calibration import POSITIVES
+    from synthrisk.study.calibration import POSITIVES
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", choices=["adult", "simulation"], default="adult")
@@ -62,7 +62,7 @@ def main(argv=None) -> int:
 
     import pandas as pd
 
-    from synthrisk.calibration import RISK_VERDICT, STUDY_SETTINGS, study
+    from synthrisk.study.calibration import RISK_VERDICT, STUDY_SETTINGS, study
 
     splits = range(args.first, args.first + args.splits)
     runs = study(args.dataset, args.n, 0, args.kinds, seed=args.study_seed, measures=MEASURES,

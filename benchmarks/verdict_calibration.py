@@ -1,5 +1,5 @@
 """The verdicts' false-positive rate and power, measured (issue #26): simulated releases audited
-as a steward audits one (`synthrisk.calibration`).
+as a steward audits one (`synthrisk.study.calibration`).
 
     PYTHONPATH=. .venv/bin/python benchmarks/verdict_calibration.py --dataset adult --n 1000 --splits 50 --seed 7
 
@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from synthrisk.calibration import (
+from synthrisk.study.calibration import (
     NULLS,
     POSITIVES,
     REFUSED,
@@ -314,8 +314,8 @@ def publish(table) -> None:
 
     import pandas as pd
 
-    from synthrisk.calibrated_power import PUBLISHED
-    from synthrisk.calibration import publish_table
+    from synthrisk.measures.calibrated_power import PUBLISHED
+    from synthrisk.study.calibration import publish_table
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=Path(__file__).resolve().parents[1]).stdout.strip() or "unknown"

@@ -1,5 +1,5 @@
 """MkDocs hook: the configuration reference page is generated from the config schema at build time
-(`synthrisk.config_reference`), in place of the marker below."""
+(`synthrisk.study.config_reference`), in place of the marker below."""
 
 MARKER = "<!-- config-reference -->"
 
@@ -7,6 +7,6 @@ MARKER = "<!-- config-reference -->"
 def on_page_markdown(markdown, page, config, files):
     if MARKER not in markdown:
         return markdown
-    from synthrisk.config_reference import config_reference
+    from synthrisk.study.config_reference import config_reference
 
     return markdown.replace(MARKER, config_reference())

@@ -1,4 +1,4 @@
-from synthrisk.workflow import logged
+from synthrisk.study.workflow import logged
 
 with logged(snakemake):
     from synthrisk.data import load_dataset, load_schema

@@ -6,7 +6,7 @@ import argparse
 import json
 from types import SimpleNamespace
 
-from synthrisk.workflow import logged
+from synthrisk.study.workflow import logged
 
 parser = argparse.ArgumentParser()
 for option in ("generator", "world", "settings", "real", "schema", "output", "log"):

@@ -1,7 +1,7 @@
-from synthrisk.workflow import logged
+from synthrisk.study.workflow import logged
 
 with logged(snakemake):
-    from synthrisk.findings import render
+    from synthrisk.study.findings import render
 
     # The working directory of a job is the run's directory: render what this run holds.
     with open(snakemake.output[0], "w") as handle:

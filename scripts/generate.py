@@ -1,4 +1,4 @@
-from synthrisk.workflow import logged
+from synthrisk.study.workflow import logged
 
 with logged(snakemake):
     from synthrisk.generators.run import generate_files

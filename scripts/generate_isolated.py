@@ -5,7 +5,7 @@ import argparse
 import json
 from types import SimpleNamespace
 
-from synthrisk.workflow import logged
+from synthrisk.study.workflow import logged
 
 parser = argparse.ArgumentParser()
 for option in ("name", "spec", "train", "schema", "synthetic", "status", "log"):

@@ -1,11 +1,11 @@
-from synthrisk.workflow import logged
+from synthrisk.study.workflow import logged
 
 with logged(snakemake):
     from synthrisk.data import load_schema
+    from synthrisk.io import write_table_formats
     from synthrisk.measures import measure
     from synthrisk.rapid.simulation import dependence_study
     from synthrisk.rapid.summary import plot_simulation
-    from synthrisk.tables import write_table_formats
 
     s = snakemake.params.simulation
     study = dependence_study(

@@ -5,7 +5,8 @@
     found = synthrisk.dcr(train, synthetic, holdout, sensitive="income")   # one measure at a time
 """
 
-__version__ = "0.1.0"
+from .versions import SYNTHRISK_VERSION as __version__  # noqa: F401 - the package's version, stated in versions.py
+
 __all__ = ["Audit", "Measurement", "audit", "dcr", "domias", "inference", "linkability", "measure", "mia", "rapid",
            "singling_out", "utility"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -294,3 +295,31 @@ def _json_default(value):
     if isinstance(value, Path):
         return str(value)
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def write_table_formats(frame: pd.DataFrame, stem: str | Path, floatfmt: str = ".3f",
+                        formats=("csv", "md")) -> list[Path]:
+    """`frame` in the formats a reader needs, beside one another: CSV, Markdown, LaTeX (booktabs)."""
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    if "csv" in formats:
+        frame.to_csv(stem.with_suffix(".csv"), index=False)
+        written.append(stem.with_suffix(".csv"))
+    if "md" in formats:
+        stem.with_suffix(".md").write_text(frame.to_markdown(index=False, floatfmt=floatfmt) + "\n")
+        written.append(stem.with_suffix(".md"))
+    if "tex" in formats:
+        stem.with_suffix(".tex").write_text(
+            frame.style.format(precision=3, na_rep="--").hide(axis="index").to_latex(hrules=True))
+        written.append(stem.with_suffix(".tex"))
+    return written
+
+
+def sha256_file(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, read in blocks (the bundle's and the output folder's records)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

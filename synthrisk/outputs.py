@@ -50,8 +50,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from .bundle import sha256_file as sha256
 from .errors import DataError
+from .io import sha256_file as sha256
 
 MANIFEST = ".synthrisk-manifest.json"
 #: written last by a finished audit; its absence means the folder holds no complete audit

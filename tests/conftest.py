@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from synthrisk.workflow import THREAD_VARIABLES  # imports no numpy
+from synthrisk.study.workflow import THREAD_VARIABLES
 
 # One thread per OpenMP/BLAS pool unless the caller says otherwise, set before numpy and
 # scikit-learn load them: the tests fit small models, where a second thread costs more than it
@@ -117,8 +117,8 @@ def tiny_run(tmp_path_factory):
 def cheap_audit():
     """The audit (and the measure functions) with the calibration study's cheaper settings, the same
     verdict logic: two RAPID attackers, fewer permutations, refits and attacks, for this module."""
-    from synthrisk.calibration import CHEAP_SETTINGS
     from synthrisk.release_audit import run as audit_run
+    from synthrisk.study.calibration import CHEAP_SETTINGS
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(audit_run, "AUDIT_SETTINGS", CHEAP_SETTINGS)

@@ -15,7 +15,7 @@ control set (records never given to the generator; rate r_c, error e_c):
 
     risk  = (r_m - r_c) / (1 - r_c) = 1 - (1 - r_m) / (1 - r_c)
     CI    = 1 - [the score interval of the ratio of the failure rates (1 - r_m) / (1 - r_c)]
-            (Miettinen & Nurminen 1985; `synthrisk.proportions.ratio_score_interval`, from the counts)
+            (Miettinen & Nurminen 1985; `synthrisk.stats.proportions.ratio_score_interval`, from the counts)
     error = sqrt( (e_m / (1 - r_c))^2 + (e_c (r_m - 1) / (1 - r_c)^2)^2 )     (first-order propagation)
 
 The reported risk and both ends of its interval are clipped to [0, 1]. The interval is the set of
@@ -35,7 +35,7 @@ attack no better than its baseline says that the attacker learnt nothing from th
 Test: `p_value`, one-sided, of "the attack succeeds more often on the members than on the control
 set", is the evaluator's own permutation test of the member/control labels. Inference and
 linkability attack records one at a time, so the exact test is the hypergeometric one
-(`synthrisk.proportions.member_excess_p_value`); a singling-out query succeeds on a whole table, so
+(`synthrisk.stats.proportions.member_excess_p_value`); a singling-out query succeeds on a whole table, so
 its test relabels the pooled records (`synthrisk.anonymity.singling_out`).
 """
 
@@ -48,7 +48,7 @@ import numpy as np
 from scipy.stats import norm
 
 from ..errors import ConfigError, DataError
-from ..proportions import MEMBER_EXCESS_TEST, member_excess_p_value, ratio_score_interval
+from ..stats.proportions import MEMBER_EXCESS_TEST, member_excess_p_value, ratio_score_interval
 
 
 def _z(confidence: float) -> float:
@@ -152,7 +152,7 @@ def record_control_risk(main_hits, control_hits, confidence: float = 0.95, n_bas
                         n_baseline: int | None = None) -> ControlRisk:
     """`control_risk` of an attack made one record at a time (inference, linkability), from each
     attacked record's success (booleans, members and control), with the exact test of the
-    member/control labels over the attacked records (`synthrisk.proportions.member_excess_p_value`)."""
+    member/control labels over the attacked records (`synthrisk.stats.proportions.member_excess_p_value`)."""
     k_main, n_main = int(np.count_nonzero(main_hits)), len(main_hits)
     k_control, n_control = int(np.count_nonzero(control_hits)), len(control_hits)
     return control_risk(k_main, n_main, k_control, n_control, confidence, n_baseline_success=n_baseline_success,

@@ -17,7 +17,7 @@ counts it as a miss.
 
 The mechanism's noise in every simulated release is drawn from a generator of its own: fresh
 operating-system entropy unless the settings hold a `noise_seed` (the `dp:` block's), and then
-SeedSequence([noise_seed, seed, experiment]) (synthrisk.noise). The shipped configs set one, so
+SeedSequence([noise_seed, seed, experiment]) (synthrisk.stats.noise). The shipped configs set one, so
 that their tables are reproducible; everything else (records, bootstrap, synthetic data) comes
 from `seed`.
 """
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import nnls
 
-from ..noise import noise_generator
+from ..stats.noise import noise_generator
 from .families import Design, GaussianFamily, GLMFamily
 from .frames import family_data
 from .inference import bootstrap_batch, calibrated_variance, naive, noise_aware_batch, plugin, simulate_releases, wald

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError, DataError, DomainError
-from ..noise import check_noise_seed, guarantee, noise_generator
+from ..stats.noise import check_noise_seed, guarantee, noise_generator
 from .families import Design, GaussianFamily, GLMFamily
 from .inference import DPInference, analyse, nonprivate
 from .mechanism import release_statistics
@@ -134,7 +134,7 @@ def dp_inference(frame: pd.DataFrame, family: str, response: str, epsilon: float
     """Release the clipped noisy mean statistic of `frame` and analyse it.
 
     The release's noise comes from the operating system's entropy; with a `noise_seed` from
-    SeedSequence([noise_seed, seed]), reproducible and marked not private (synthrisk.noise). `seed`
+    SeedSequence([noise_seed, seed]), reproducible and marked not private (synthrisk.stats.noise). `seed`
     drives the analysis (bootstrap, naive synthetic data), which is post-processing.
 
     Returns the analysis and the non-private reference (ordinary MLE and interval on the raw

@@ -6,7 +6,7 @@ The noise scale for (epsilon, delta) is the analytic Gaussian mechanism of Balle
 computed by `dp-accounting` for unit sensitivity and scaled by the sensitivity.
 
 The noise must come from a generator nobody can replay: by default fresh operating-system entropy
-(synthrisk.noise.noise_generator); a generator seeded with a known noise seed makes the release
+(synthrisk.stats.noise.noise_generator); a generator seeded with a known noise seed makes the release
 reproducible and not private, and the caller marks it so (frames.dp_inference does).
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError, DataError
-from ..noise import noise_generator
+from ..stats.noise import noise_generator
 
 
 def check_privacy(epsilon: float, delta: float, clip: float) -> None:

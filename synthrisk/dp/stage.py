@@ -9,8 +9,8 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..figures import save, subplots
-from ..noise import check_noise_seed
-from ..tables import write_table_formats
+from ..io import write_table_formats
+from ..stats.noise import check_noise_seed
 from . import experiments as ex
 
 DEFAULTS = {

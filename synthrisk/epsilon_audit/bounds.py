@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..errors import ConfigError
-from ..proportions import clopper_pearson
+from ..stats.proportions import clopper_pearson
 
 #: the confidence level of every Clopper-Pearson bound in the audit, unless a caller says otherwise
 CONFIDENCE = 0.95

@@ -10,7 +10,7 @@ privacy() states (synthrisk.epsilon_audit.neighbours): the canary in place of on
 Runs: run i of the world without the canary fits with seed 2 i, of the world with it with 2 i + 1,
 and samples with that seed plus SAMPLE_SEED_OFFSET. Every fit draws its own DP noise: from the
 operating system's entropy, or, when the spec sets `params.noise_seed`, from SeedSequence([noise_seed,
-fit seed]) (synthrisk.noise), distinct per fit and the same on every run of the same config. The first half of
+fit seed]) (synthrisk.stats.noise), distinct per fit and the same on every run of the same config. The first half of
 each world's runs chooses the threshold, the second half evaluates it (synthrisk.epsilon_audit.bounds).
 """
 
@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..generators.base import make_generator
-from ..memory import BetweenFits
+from ..generators.memory import BetweenFits
 from .bounds import CONFIDENCE, choose_threshold, epsilon_lower_bound, errors_at
 from .canary import Canary, with_canary
 from .neighbours import check_relation, declared_relation
@@ -85,7 +85,7 @@ def canary_statistics(spec: dict, data: pd.DataFrame, schema, canary: Canary, wo
     if n_rows < 1:
         raise ConfigError(f"privacy audit: n_synthetic must be >= 1, got {n_synthetic}")
     counts = []
-    memory = BetweenFits()  # a fit's leftover cycles freed before they pile up (synthrisk.memory)
+    memory = BetweenFits()  # a fit's leftover cycles freed before they pile up (synthrisk.generators.memory)
     for run in runs:
         seed = fit_seed(world, run)
         generator = make_generator(spec, seed=seed, name=name).fit(table, schema)

@@ -27,12 +27,11 @@ import math
 
 import pandas as pd
 
-from ..config import job_settings
 from ..errors import ConfigError
 from ..figures import save, subplots
-from ..generators.base import make_generator
+from ..generators.base import job_settings, make_generator
 from ..generators.mst import DEFAULT_BINS
-from ..tables import write_table_formats
+from ..io import write_table_formats
 from .bounds import CONFIDENCE, family_confidence, per_audit_confidence
 from .canary import worst_case_canary
 from .experiment import WORLDS, audit_statistics, audited_relation, canary_statistics, nominal_privacy
@@ -81,7 +80,7 @@ def settings_from_config(block: dict | None, generators: dict, datasets: dict) -
 
 
 def block_settings(settings: dict, generator: str) -> dict:
-    """What one block job of `generator` is given (synthrisk.config.job_settings), with the neighbour
+    """What one block job of `generator` is given (synthrisk.generators.base.job_settings), with the neighbour
     relation of the generator's accounting: the blocks are fitted on it, and rerun if it changes."""
     return {**job_settings(settings, BLOCK_KEYS, generator),
             "neighbours": audited_relation(settings["specs"][generator], generator)}

@@ -125,3 +125,14 @@ def make_generator(spec: dict, seed: int = 0, name: str = "generator") -> Genera
         return cls(seed=seed, **spec, **params)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"generators.{name}: bad parameters for backend {backend!r}: {exc}") from None
+
+
+def job_settings(settings: dict, keys: tuple[str, ...], generator: str | None = None) -> dict:
+    """The part of a stage's settings that one of its jobs reads: `keys`, and of `specs` only the
+    job's generator. Snakemake reruns a job whose params change, so a job given the whole block
+    would be redone, hundreds of generator fits, when an unrelated key changes (another generator
+    listed, the confidence level of the gathered table)."""
+    part = {key: settings[key] for key in keys}
+    if generator is not None:
+        part["specs"] = {generator: settings["specs"][generator]}
+    return part

@@ -27,7 +27,7 @@ domain depends on the records. `domain: from_data` opts in to reading levels and
 training data instead: the result is then NOT differentially private and is marked so.
 Numeric values are drawn uniformly within their synthetic bin (rounded for integer columns).
 
-The noise is drawn from the operating system's entropy (synthrisk.noise): two fits on the same data
+The noise is drawn from the operating system's entropy (synthrisk.stats.noise): two fits on the same data
 with the same seed differ, and nobody can replay it. `noise_seed` (a non-negative integer) makes it
 reproducible, drawn from SeedSequence([noise_seed, seed]); the release is then NOT private (whoever
 knows the noise seed can subtract the noise) and `privacy()` says so. Sampling records from the
@@ -47,7 +47,7 @@ import pandas as pd
 from ..data.encoding import MISSING_LEVEL, category_strings, numeric_values
 from ..dp.mechanism import check_privacy, gaussian_sigma
 from ..errors import ConfigError
-from ..noise import check_noise_seed, guarantee, noise_generator
+from ..stats.noise import check_noise_seed, guarantee, noise_generator
 from .base import Generator, register
 
 ROUNDS = ("one_way", "scores", "tree")

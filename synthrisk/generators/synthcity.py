@@ -17,7 +17,7 @@ own encoder are read from the training data, so a record can move the domain (a 
 others widens the range that every synthetic value is clipped to). The empirical epsilon audit
 (synthrisk.epsilon_audit, config/audit_synthcity.yaml) measures what that costs.
 
-DP noise (synthrisk.noise). synthcity draws its DP plugins' noise from the global generators it
+DP noise (synthrisk.stats.noise). synthcity draws its DP plugins' noise from the global generators it
 seeds with the `random_state` we give (`enable_reproducible_results`: numpy's global generator for
 PrivBayes' Laplace and AIM's Gaussian noise, torch's for Opacus' DP-SGD noise in DPGAN and PATE-GAN),
 so passing it the ordinary seed would make the noise replayable. For the DP plugins (NOISY_PLUGINS)
@@ -39,7 +39,7 @@ import pandas as pd
 from ..data.encoding import MISSING_LEVEL, category_strings
 from ..data.schema import CATEGORICAL, INTEGER, DatasetSchema
 from ..errors import ConfigError, DataError
-from ..noise import check_noise_seed, guarantee, noise_integer
+from ..stats.noise import check_noise_seed, guarantee, noise_integer
 from .base import Generator, register
 
 #: synthcity's DP plugins: the delta each uses when none is configured. PATE-GAN is not listed: it

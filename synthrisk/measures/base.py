@@ -177,8 +177,7 @@ class Measure:
 
     def summarise(self, paths: list[str], tables_dir: Path, figures_dir: Path, settings) -> None:
         """Default: one row per run with the flat numbers of its JSON summary."""
-        from ..io import read_json
-        from ..tables import write_table_formats
+        from ..io import read_json, write_table_formats
 
         rows = [{k: v for k, v in read_json(p).items() if not isinstance(v, (dict, list))} for p in paths]
         write_table_formats(pd.DataFrame(rows), Path(tables_dir) / self.name, formats=("csv", "md", "tex"))

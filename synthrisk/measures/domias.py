@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..mia.settings import MiaSettings
-from ..multiple_testing import holm_rejects
+from ..stats.multiple_testing import holm_rejects
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
 from .mia import flagged_members

@@ -10,9 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import read_json
-from ..multiple_testing import merged_p_value
-from ..tables import write_table_formats
+from ..io import read_json, write_table_formats
+from ..stats.multiple_testing import merged_p_value
 
 PAIR = ["dataset", "generator"]
 
@@ -38,7 +37,7 @@ def over_seeds(runs: pd.DataFrame, by: list[str], means: list[str], beats: str |
     """Per `by` group: `{m}_mean` and `{m}_sd` of each of `means` over ok runs, `n_seeds` (ok),
     `n_seeds_beating` (ok runs whose `beats` column is true), `ci_low_min` / `ci_high_max` (the
     widest interval over seeds), `p_value_merged` (the `p_value` column merged over seeds:
-    `synthrisk.multiple_testing.merged_p_value`, twice the median) and
+    `synthrisk.stats.multiple_testing.merged_p_value`, twice the median) and
     `status` ("ok", "failed k/n: error" or "skipped: reason")."""
     groups = []
     for key, group in runs.groupby(by, sort=True, dropna=False):

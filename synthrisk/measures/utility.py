@@ -43,7 +43,7 @@ class Utility(Measure):
         return ["utility", "utility_efficacy"]
 
     def summarise(self, paths, tables_dir, figures_dir, settings) -> None:
-        from ..tables import write_table_formats
+        from ..io import write_table_formats
 
         runs, efficacy = _collect(paths)
         write_table_formats(utility_table(runs), Path(tables_dir) / "utility", formats=("csv", "md", "tex"))

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from ..multiple_testing import holm_adjusted
+from ..stats.multiple_testing import holm_adjusted
 from .base import EVIDENCE_COLUMNS, RISKS
 from .policy import ANSWERS, LEVELS, Policy
 

@@ -39,7 +39,7 @@ import pandas as pd
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import DataError
-from ..multiple_testing import benjamini_hochberg
+from ..stats.multiple_testing import benjamini_hochberg
 from .gower import GowerSpace, k_nearest
 from .metrics import auc_against_chance
 

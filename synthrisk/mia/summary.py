@@ -12,9 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ..figures import save, subplots
-from ..io import read_json
-from ..multiple_testing import holm_rejects, merged_p_value
-from ..tables import write_table_formats
+from ..io import read_json, write_table_formats
+from ..stats.multiple_testing import holm_rejects, merged_p_value
 from .metrics import auc_against_chance, naive_f1, relative_f1, tpr_against_chance
 
 PAIR = ["dataset", "generator"]

@@ -14,7 +14,7 @@ from ..data.encoding import numeric_values
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
-from ..proportions import MEMBER_EXCESS_TEST, member_excess_p_value
+from ..stats.proportions import MEMBER_EXCESS_TEST, member_excess_p_value
 from .attackers import CALIBRATED, CALIBRATION_FOLDS, base_attacker, informative_features, make_attacker, model_frame
 from .attribution import attribute_risk
 from .scores import CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores, class_shares, continuous_errors

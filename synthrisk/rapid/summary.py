@@ -17,14 +17,20 @@ import numpy as np
 import pandas as pd
 
 from ..figures import save, subplots
-from ..io import read_json
-from ..multiple_testing import holm_rejects, merged_p_value
-from ..tables import mean_spread, write_table_formats
+from ..io import read_json, write_table_formats
+from ..stats.multiple_testing import holm_rejects, merged_p_value
 from .attackers import CALIBRATED, base_attacker
 from .core import ALPHA
 
 KEYS = ["dataset", "generator", "sensitive", "attacker"]
 
+
+
+def mean_spread(frame: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
+    """Mean, standard deviation, min and max of `value` over seeds, with the seed count."""
+    grouped = frame.groupby(by, sort=True)[value]
+    out = grouped.agg(mean="mean", sd="std", min="min", max="max", n_seeds="count").reset_index()
+    return out.rename(columns={c: f"{value}_{c}" for c in ("mean", "sd", "min", "max")})
 
 def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(runs, curves, attribution) from the per-run JSON files."""

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import calibrated_power
 from ..io import finite_or_null, read_json
+from ..measures import calibrated_power
 from ..measures.base import RISKS
 from ..measures.policy import LEVELS, SCALES, Policy
 from ..measures.runner import Outcome

@@ -71,7 +71,7 @@ def run_measures(data: AuditInput, work: Path, measures: dict, bar: bool | None 
     """Every unit of every measure on the release; per-run JSON and records under `work`. `bar`: a
     progress bar on stderr (None: when stderr is a terminal), else a line per step to `say`. `seed`:
     of every random draw (the audit's is `SEED`; the measure functions take the caller's)."""
-    from ..progress import StepProgress
+    from .progress import StepProgress
 
     plan = plan_runs(measures, data.schema, lambda measure: work / "runs" / measure.name)
     inputs = measure_input(data, seed)

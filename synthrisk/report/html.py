@@ -145,9 +145,9 @@ def policy_statement(config: dict) -> str:
 
 def calibrated_power_statements(risk: pd.DataFrame, config: dict) -> list[dict]:
     """Per dataset of the run and risk it measured, what that risk's verdict detected in the
-    calibration study at the size nearest the dataset's members (`synthrisk.calibrated_power.quote`,
+    calibration study at the size nearest the dataset's members (`synthrisk.measures.calibrated_power.quote`,
     the sentence the audit page gives each risk); none when the run's policy has another level."""
-    from .. import calibrated_power
+    from ..measures import calibrated_power
     from ..measures.base import RISKS
     from ..measures.policy import config_policy
 
@@ -172,8 +172,8 @@ def write_report(out, summary_csv, tables: dict, figures, captions_dir, config: 
     package versions as the run recorded them; without it they are read now."""
     import jinja2
 
-    from .. import __version__
     from ..measures import configured_measures
+    from ..versions import SYNTHRISK_VERSION as __version__
 
     measures = configured_measures(config)
 

@@ -57,7 +57,7 @@ def run_provenance(config: dict, configfiles, revision: dict, completed: str, ru
     """What results/provenance.json records about a run: written once by the workflow when its
     tables are complete, and read (never recomputed) by the report, `synthrisk findings` and the
     bundle, so that rendering a run twice gives the same bytes."""
-    from .. import __version__
+    from ..versions import SYNTHRISK_VERSION as __version__
     from ..versions import library_versions
 
     return {"synthrisk_version": __version__, "commit": revision.get("commit"), "dirty": revision.get("dirty"),

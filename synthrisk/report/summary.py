@@ -9,10 +9,9 @@ import numpy as np
 import pandas as pd
 
 from ..figures import save, subplots
-from ..io import read_json
+from ..io import read_json, write_table_formats
 from ..measures.verdict import collect_evidence, risk_table, verdict_columns
-from ..noise import is_broken
-from ..tables import write_table_formats
+from ..stats.noise import is_broken
 
 PAIR = ["dataset", "generator"]
 

@@ -31,7 +31,7 @@ from scipy.stats import norm
 from sklearn.ensemble import RandomForestClassifier
 
 from ..errors import DataError
-from ..proportions import clopper_pearson
+from ..stats.proportions import clopper_pearson
 
 #: the reference point of every AUC: a classifier that guesses
 CHANCE = 0.5

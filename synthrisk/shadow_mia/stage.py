@@ -17,13 +17,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from ..config import job_settings
 from ..data.schema import DatasetSchema
 from ..errors import ConfigError, DataError
 from ..figures import save, subplots
-from ..generators.base import BACKEND_ENVIRONMENTS
-from ..memory import BetweenFits
-from ..tables import write_table_formats
+from ..generators.base import BACKEND_ENVIRONMENTS, job_settings
+from ..generators.memory import BetweenFits
+from ..io import write_table_formats
 from .attack import CHANCE, CONFIDENCE, FPRS, N_TREES, attack_target
 from .features import BINS, RADII, FeatureMap
 from .shadow import EVAL, ROLES, TRAIN, dataset_rows, fit_shadow, generator_seed, membership_matrix
@@ -49,7 +48,7 @@ DEFAULTS = {
 }
 TARGETS_TABLE, GENERATORS_TABLE = "shadow_mia_targets", "shadow_mia"
 #: the settings the plan job and a block job read (a block also reads its generator's spec and the
-#: plan's file): what reruns them when changed (synthrisk.config.job_settings)
+#: plan's file): what reruns them when changed (synthrisk.generators.base.job_settings)
 PLAN_KEYS = ("columns", "n_outliers", "n_random", "neighbours", "seed")
 BLOCK_KEYS = ("columns", "seed", "bins", "radii", "n_shadow_records", "shadow_datasets", "eval_datasets", "block")
 #: population split files, in the order the plan lists their records
@@ -170,7 +169,7 @@ def run_block(frames: dict[str, pd.DataFrame], schema: DatasetSchema, plan_frame
     set_names = [f"set:{n}" for n in feature_map.set_feature_names()]
     target_names = target_columns(plan_frame, feature_map)
     rows = []
-    memory = BetweenFits()  # a fit's leftover cycles freed before they pile up (synthrisk.memory)
+    memory = BetweenFits()  # a fit's leftover cycles freed before they pile up (synthrisk.generators.memory)
     for j in block_datasets(settings, role, block):
         positions = dataset_rows(pool, target_positions, membership[j], settings["n_shadow_records"],
                                  settings["seed"], role, j)

@@ -14,9 +14,9 @@ import yaml
 from helpers import ROOT
 
 import synthrisk
-from synthrisk import findings as F
 from synthrisk.cli import main
 from synthrisk.errors import ConfigError
+from synthrisk.study import findings as F
 
 
 def _cli(*args, capsys):
@@ -112,7 +112,7 @@ def test_citation_metadata_is_valid_cff_and_names_the_release():
 
 def test_licence_changelog_and_version_agree(capsys):
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert 'license = {text = "MIT"}' in pyproject and 'version = {attr = "synthrisk.__version__"}' in pyproject
+    assert 'license = {text = "MIT"}' in pyproject and 'version = {attr = "synthrisk.versions.SYNTHRISK_VERSION"}' in pyproject
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
     assert f"## [{synthrisk.__version__}] - " in (ROOT / "CHANGELOG.md").read_text()
     with pytest.raises(SystemExit) as done:

@@ -329,7 +329,7 @@ def test_relative_source_path_says_where_it_was_looked_for(tmp_path, monkeypatch
 def test_config_ranges_and_non_finite_numbers():
     import jsonschema
 
-    from synthrisk.config import check_config
+    from synthrisk.study.config import check_config
 
     schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
     base = {"seeds": [0], "datasets": {"d": {"schema": "s.yaml", "n_train": 10, "n_holdout": 10}},

@@ -1,11 +1,11 @@
 """The calibration study's result as the audit quotes it: the calibrated size nearest to the
 audited file's, the smallest share of member copies the verdict detected with 80 % power, and its
-false-positive rate on the nulls (synthrisk.calibrated_power)."""
+false-positive rate on the nulls (synthrisk.measures.calibrated_power)."""
 
 import pandas as pd
 
-from synthrisk.calibrated_power import COLUMNS, published, statement
-from synthrisk.calibration import publish_table
+from synthrisk.measures.calibrated_power import COLUMNS, published, statement
+from synthrisk.study.calibration import publish_table
 
 
 def _rates(n: int, powers: dict[float, float], null_rate: float = 0.02) -> pd.DataFrame:

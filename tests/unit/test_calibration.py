@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from synthrisk.calibration import rates, study
+from synthrisk.study.calibration import rates, study
 
 
 @pytest.mark.slow
@@ -47,7 +47,7 @@ def test_a_large_release_of_other_records_is_no_risk():
     0.506, and DCR's binomial test); now no risk is at risk, nobody is named, and the audit does not
     answer "no"."""
     import synthrisk
-    from synthrisk.calibration import Population
+    from synthrisk.study.calibration import Population
 
     population = Population.of("adult", 75_000, seed=2026)
     members, holdout, release = population.take(25_000), population.take(25_000), population.take(25_000)
@@ -63,7 +63,7 @@ def test_a_refused_split_counts_neither_as_a_false_positive_nor_as_a_miss():
     (and `study` keeps it as one row saying why)."""
     import pandas as pd
 
-    from synthrisk.calibration import REFUSED
+    from synthrisk.study.calibration import REFUSED
 
     row = {"dataset": "adult", "n": 1000, "risk": "membership", "attack": "(risk verdict)", "material": 0}
     runs = pd.DataFrame([{**row, "split": 0, "release": "population", "verdict": 1},
@@ -79,7 +79,7 @@ def test_the_rates_table_reads_back_with_every_release_kind(tmp_path):
     """`kind` survives a CSV round trip through pandas (whose default reads "null" as missing)."""
     import pandas as pd
 
-    from synthrisk.calibration import NULL_KIND, POSITIVE_KIND
+    from synthrisk.study.calibration import NULL_KIND, POSITIVE_KIND
 
     row = {"dataset": "adult", "n": 1000, "risk": "membership", "attack": "(risk verdict)", "material": 0,
            "split": 0, "verdict": 0}
@@ -201,8 +201,8 @@ def test_the_studys_settings_give_the_cheaper_settings_verdicts():
     a null release and on one with member copies whose member excess fires."""
     import pandas as pd
 
-    from synthrisk.calibration import CHEAP_SETTINGS, STUDY_SETTINGS, Population, audit_frames, releases
     from synthrisk.measures.policy import Policy
+    from synthrisk.study.calibration import CHEAP_SETTINGS, STUDY_SETTINGS, Population, audit_frames, releases
 
     assert STUDY_SETTINGS["rapid"]["null_refits"] == 0 and STUDY_SETTINGS["rapid"]["permutations"] == 0
     population = Population.of("simulation", 4000, seed=11)  # members, holdout, one source, the copies

@@ -95,7 +95,7 @@ def test_declared_levels_are_read_in_the_canonical_text():
 def quick(monkeypatch):
     """The calibration study's cheaper settings (the same verdict logic) for one test; function-scoped,
     so that the slow test of this module audits at the shipped settings."""
-    from synthrisk.calibration import CHEAP_SETTINGS
+    from synthrisk.study.calibration import CHEAP_SETTINGS
 
     monkeypatch.setattr(audit_run, "AUDIT_SETTINGS", CHEAP_SETTINGS)
 

@@ -2,7 +2,7 @@
 
 workflow/schemas/config.schema.yaml states each measure block's keys again, with types, ranges and
 defaults, for the workflow's `validate` (which also fills the defaults into the config) and the
-docs' configuration reference (synthrisk.config_reference). The defaults themselves live in the
+docs' configuration reference (synthrisk.study.config_reference). The defaults themselves live in the
 measures' settings dataclasses (synthrisk.measures, `Settings`) and in the stages' DEFAULTS. So,
 for every built-in measure whose settings have fields and whose block the schema states:
 - the block's keys are the dataclass's fields, and it refuses other keys;
@@ -239,8 +239,8 @@ def test_config_errors_name_the_key(tmp_path, mutate, message):
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
 
-    from synthrisk.config import check_config
     from synthrisk.errors import ConfigError
+    from synthrisk.study.config import check_config
 
     config = yaml.safe_load(tiny_config(tmp_path).read_text())
     mutate(config)

@@ -1,5 +1,5 @@
 """DP noise comes from the operating system's entropy unless a noise seed is set, and a release with
-a known noise seed says it is not private (issue #27, item 5; synthrisk.noise). Real generators and
+a known noise seed says it is not private (issue #27, item 5; synthrisk.stats.noise). Real generators and
 mechanisms, no mocks."""
 
 import json
@@ -13,7 +13,6 @@ import pytest
 import yaml
 from helpers import ROOT
 
-from synthrisk.config import check_config
 from synthrisk.dp import dp_inference, release_statistics
 from synthrisk.dp import experiments as ex
 from synthrisk.dp.stage import DEFAULTS, settings_from_config
@@ -23,9 +22,10 @@ from synthrisk.epsilon_audit.validation import mst_spec, validation_data
 from synthrisk.errors import ConfigError
 from synthrisk.generators import make_generator
 from synthrisk.generators.run import run_generator
-from synthrisk.noise import DP_GUARANTEE, NOT_PRIVATE
 from synthrisk.report.html import frame_html
 from synthrisk.report.summary import _status, generator_runs
+from synthrisk.stats.noise import DP_GUARANTEE, NOT_PRIVATE
+from synthrisk.study.config import check_config
 
 #: MST with few iterations: the tests compare releases, not their quality
 ITERS = 30

@@ -1,4 +1,4 @@
-"""synthrisk.memory.BetweenFits: frees a fit's reference cycles between fits, within its time budget."""
+"""synthrisk.generators.memory.BetweenFits: frees a fit's reference cycles between fits, within its time budget."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import weakref
 import numpy as np
 import pytest
 
-from synthrisk.memory import BetweenFits
+from synthrisk.generators.memory import BetweenFits
 
 
 class _Model:

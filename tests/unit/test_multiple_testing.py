@@ -1,11 +1,11 @@
-"""Holm's correction (synthrisk.multiple_testing) against statsmodels' `multipletests`, the
+"""Holm's correction (synthrisk.stats.multiple_testing) against statsmodels' `multipletests`, the
 library it stands in for, on random families with ties, zeros and ones."""
 
 import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from synthrisk.multiple_testing import holm_adjusted, holm_rejects
+from synthrisk.stats.multiple_testing import holm_adjusted, holm_rejects
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -29,7 +29,7 @@ def test_holm_is_step_down_and_refuses_untested_hypotheses():
 
 @pytest.mark.parametrize("seed", range(20))
 def test_benjamini_hochberg_agrees_with_statsmodels(seed):
-    from synthrisk.multiple_testing import benjamini_hochberg
+    from synthrisk.stats.multiple_testing import benjamini_hochberg
 
     rng = np.random.default_rng(100 + seed)
     m = int(rng.integers(1, 300))
@@ -41,7 +41,7 @@ def test_benjamini_hochberg_agrees_with_statsmodels(seed):
 
 
 def test_twice_the_median_merges_seeds_validly():
-    from synthrisk.multiple_testing import merged_p_value
+    from synthrisk.stats.multiple_testing import merged_p_value
 
     assert merged_p_value([0.03]) == 0.03 and np.isnan(merged_p_value([]))
     assert merged_p_value([0.01, 0.02, 0.9]) == pytest.approx(0.04)

@@ -92,7 +92,7 @@ def test_interval_and_p_value_agree_in_direction(releases):
     assert member_excess_test(70, 120, 55, 120)["member_excess_p_value"] == pytest.approx(drawn, abs=0.01)
     # counts that are no counts are refused with the group named
     from synthrisk.errors import ConfigError
-    from synthrisk.proportions import member_excess_p_value
+    from synthrisk.stats.proportions import member_excess_p_value
 
     for args, group in (((5, 4, 1, 10), "members"), ((1, 10, -1, 10), "holdout"), ((1.5, 10, 1, 10), "members")):
         with pytest.raises(ConfigError, match=group):

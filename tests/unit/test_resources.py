@@ -4,7 +4,7 @@ import pytest
 
 from synthrisk.cli import main
 from synthrisk.report.provenance import benchmark_records, git_revision, stage_times
-from synthrisk.resources import profile_block, resources_per_rule
+from synthrisk.study.resources import profile_block, resources_per_rule
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 

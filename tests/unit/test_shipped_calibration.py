@@ -25,8 +25,8 @@ def study():
 def test_a_cell_runs_resumes_and_refuses_to_be_changed(study, tmp_path, monkeypatch):
     """The study's bookkeeping, through the real audit at the calibration's cheaper settings (the same
     verdict logic; the study itself runs the shipped settings)."""
-    from synthrisk.calibration import CHEAP_SETTINGS
     from synthrisk.release_audit import run as audit_run
+    from synthrisk.study.calibration import CHEAP_SETTINGS
 
     monkeypatch.setattr(audit_run, "AUDIT_SETTINGS", CHEAP_SETTINGS)
     monkeypatch.setattr(study, "RUNS", tmp_path / "runs")
@@ -71,7 +71,7 @@ def test_two_cells_may_not_share_a_seed_and_a_write_is_whole_or_nothing(study, t
 
 
 def test_the_rarest_members_are_the_most_isolated(adult, adult_schema):
-    from synthrisk.calibration import rarest
+    from synthrisk.study.calibration import rarest
 
     sample = adult.sample(300, random_state=3).reset_index(drop=True)
     members, holdout = sample.iloc[:150].reset_index(drop=True), sample.iloc[150:].reset_index(drop=True)
@@ -95,7 +95,7 @@ def test_the_committed_tables_regenerate_from_the_committed_runs(study):
 
 
 def test_the_audit_quotes_its_calibration_beside_its_answer_only_under_the_default_policy():
-    from synthrisk.calibrated_power import release_statement
+    from synthrisk.measures.calibrated_power import release_statement
     from synthrisk.measures.policy import Policy
 
     table = pd.DataFrame({"dataset": ["adult"] * 3, "n": [1000] * 3, "release": ["cart", "second_holdout", "copies_0.1"],

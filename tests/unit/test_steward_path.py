@@ -20,7 +20,6 @@ from helpers import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from synthrisk.calibration import CHEAP_SETTINGS
 from synthrisk.cli import main
 from synthrisk.data import load_schema
 from synthrisk.errors import SynthriskError
@@ -29,6 +28,7 @@ from synthrisk.outputs import AUDIT_COMPLETE, MANIFEST
 from synthrisk.release_audit import run as audit_run
 from synthrisk.release_audit.checks import MIN_RECORDS
 from synthrisk.release_audit.inputs import read_inputs
+from synthrisk.study.calibration import CHEAP_SETTINGS
 
 # The calibration study's cheaper settings (same verdict logic): two RAPID attackers, fewer
 # permutations, refits and attacks.

@@ -127,7 +127,7 @@ def test_the_report_states_the_runs_own_policy():
 def test_the_report_quotes_the_calibration_study_only_at_the_level_it_was_read_at():
     """The published study read each risk at 0.05; the shipped audit reads a risk at 0.05 / 4. Its
     power is quoted only for a policy whose risks are read at the study's level."""
-    from synthrisk import calibrated_power
+    from synthrisk.measures import calibrated_power
     from synthrisk.report.html import calibrated_power_statements
 
     risk = pd.DataFrame({"dataset": ["adult", "adult", "sim"], "generator": "g",
@@ -238,7 +238,7 @@ def test_policy_file_and_statement(tmp_path):
 
 
 def test_the_workflow_config_refuses_a_bad_policy():
-    from synthrisk.config import check_config
+    from synthrisk.study.config import check_config
 
     with pytest.raises(ConfigError, match="config: policy.alpha"):
         check_config({"seeds": [0], "datasets": {}, "generators": {}, "policy": {"alpha": 0}})

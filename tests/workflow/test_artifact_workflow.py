@@ -14,9 +14,9 @@ import yaml
 from helpers import ROOT
 
 import synthrisk
-from synthrisk import findings as F
-from synthrisk.bundle import verify_bundle, write_bundle
 from synthrisk.cli import main
+from synthrisk.study import findings as F
+from synthrisk.study.bundle import verify_bundle, write_bundle
 
 # What the tiny config (tests/helpers.py: Adult only, `cart`, `independent` and a broken generator,
 # attackers logit and linear, no simulation study, no control-set measures, DP with two families)
@@ -199,7 +199,7 @@ def test_snakemake_archive_holds_every_input_and_builds_the_dag(tmp_path):
         packed.extractall(tmp_path / "unpacked", filter="data")
     assert tracked <= names
     for needed in ("Snakefile", "config/config.yaml", "config/findings.yaml", "config/datasets/adult.yaml",
-                   "workflow/rules/report.smk", "scripts/findings.py", "synthrisk/findings.py"):
+                   "workflow/rules/report.smk", "scripts/findings.py", "synthrisk/study/findings.py"):
         assert needed in names, needed
     unpacked = tmp_path / "unpacked"
     dry = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", "Snakefile", "--cores", "1", "-n",

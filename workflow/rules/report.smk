@@ -88,7 +88,7 @@ rule report:
 
 
 # REPRODUCE.md for this run: each published finding of config/findings.yaml next to our number and
-# the agreement (synthrisk.findings); `make reproduce` renders the same page from the paper run into
+# the agreement (synthrisk.study.findings); `make reproduce` renders the same page from the paper run into
 # the repository with `synthrisk findings`.
 rule findings:
     input:

@@ -28,8 +28,8 @@ def add_artifact_commands(sub) -> None:
 
 
 def _run_findings(args) -> str:
+    from ..outputs import check_output_file, record_written
     from .findings import FINDINGS_FILE, render
-    from .outputs import check_output_file, record_written
 
     if args.out:  # a file the user has (an edited REPRODUCE.md, their notes) is never written over
         check_output_file(args.out, {"--findings": args.findings})
@@ -42,8 +42,8 @@ def _run_findings(args) -> str:
 
 
 def _run_bundle(args):
+    from ..outputs import check_output_file, record_written
     from .bundle import write_bundle
-    from .outputs import check_output_file, record_written
 
     check_output_file(args.out, {})
     content = write_bundle(args.run_dir, args.out)

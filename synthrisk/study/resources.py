@@ -14,7 +14,7 @@ import math
 import pandas as pd
 import yaml
 
-from .report.provenance import benchmark_records, stage_times
+from ..report.provenance import benchmark_records, stage_times
 
 MEMORY_HEADROOM, RUNTIME_HEADROOM = 1.5, 3.0
 MIN_MEM_MB, MIN_RUNTIME_MIN = 1024, 10

@@ -32,13 +32,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .calibrated_power import COLUMNS as PUBLISHED_COLUMNS
-from .calibrated_power import STUDY_ATTACKS
-from .data import load_schema
-from .data.schema import DatasetSchema
-from .measures.policy import LEVELS, Policy
-from .proportions import clopper_pearson
-from .release_audit.checks import RecordCheckError
+from ..data import load_schema
+from ..data.schema import DatasetSchema
+from ..measures.calibrated_power import COLUMNS as PUBLISHED_COLUMNS
+from ..measures.calibrated_power import STUDY_ATTACKS
+from ..measures.policy import LEVELS, Policy
+from ..release_audit.checks import RecordCheckError
+from ..stats.proportions import clopper_pearson
 
 ROOT = Path(__file__).resolve().parents[1]
 NULLS = ("population", "cart", "holdout")
@@ -83,10 +83,10 @@ class Population:
     def of(cls, dataset: str, needed: int, seed: int) -> Population:
         schema = load_schema(ROOT / "config" / "datasets" / f"{dataset}.yaml")
         if dataset == "simulation":
-            from .data.simulate import simulate
+            from ..data.simulate import simulate
 
             return cls(dataset, schema, schema.conform(simulate(n=needed, strength=0.8, seed=seed)))
-        from .data.loaders import load_dataset
+        from ..data.loaders import load_dataset
 
         frame = schema.conform(load_dataset(schema))
         rng = np.random.default_rng(seed)
@@ -114,7 +114,7 @@ class Population:
 def rarest(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetSchema, share: float) -> np.ndarray:
     """The positions of the share of members farthest (Gower) from every other real record, members
     and holdout pooled."""
-    from .mia.gower import GowerSpace, k_nearest
+    from ..mia.gower import GowerSpace, k_nearest
 
     real = pd.concat([members, holdout], ignore_index=True)[list(schema.columns)]
     space = GowerSpace.fit(real, schema)
@@ -127,7 +127,7 @@ def rarest(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetSchema, 
 def releases(members: pd.DataFrame, holdout: pd.DataFrame, population: Population, schema: DatasetSchema,
              kinds: list[str], seed: int) -> dict[str, pd.DataFrame]:
     """The synthetic release of each kind (see the module's docstring), drawn in `kinds`' order."""
-    from .generators.run import run_generator
+    from ..generators.run import run_generator
 
     n = len(members)
     out = {}
@@ -176,9 +176,9 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
 
     import yaml
 
-    from .measures.verdict import decisions
-    from .release_audit import run as audit_run
-    from .release_audit.inputs import read_inputs
+    from ..measures.verdict import decisions
+    from ..release_audit import run as audit_run
+    from ..release_audit.inputs import read_inputs
 
     with tempfile.TemporaryDirectory(prefix="synthrisk-calibration-") as tmp:
         folder = Path(tmp)
@@ -198,7 +198,7 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
         import contextlib
         import io
 
-        from .figures import discarded
+        from ..figures import discarded
 
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), discarded():
             runs = audit_run.run_measures(data, folder / "work", chosen, bar=False)
@@ -350,7 +350,7 @@ def smallest_detected(table: pd.DataFrame, power: float = 0.8) -> pd.DataFrame:
 
 
 def publish_table(table: pd.DataFrame, commit: str) -> pd.DataFrame:
-    """The published form of `rates` output (`synthrisk.calibrated_power.COLUMNS`): per dataset x n x
+    """The published form of `rates` output (`synthrisk.measures.calibrated_power.COLUMNS`): per dataset x n x
     risk x copy share, the risk verdict's power; beside it the verdict's highest false-positive rate over the
     null releases (and the upper end of its interval)."""
     verdicts = table[table["attack"] == RISK_VERDICT]

@@ -4,7 +4,7 @@ detected member copies in X % of the release with 80 % power", when the policy r
 the level the study did.
 
 The study's published result is `synthrisk/reference/calibration_power.csv` (written by the
-benchmark with `--publish`, through `synthrisk.calibration.publish_table`; one row per dataset x n
+benchmark with `--publish`, through `synthrisk.study.calibration.publish_table`; one row per dataset x n
 x risk x member-copy share: the share of splits whose risk verdict fired, its Clopper-Pearson
 interval, the splits, the false-positive rate of the same verdict on the null releases, and the
 commit). The audit picks the calibrated size nearest to its training file's (on a log scale) and
@@ -18,10 +18,10 @@ from importlib import resources
 
 import pandas as pd
 
-from .measures.policy import DEFAULT_ALPHA
+from .policy import DEFAULT_ALPHA
 
 #: what the published study's verdicts were read at: the default policy's family-wise level, and the
-#: anonymeter-style attacks per control-set risk of its cheaper settings (`synthrisk.calibration`)
+#: anonymeter-style attacks per control-set risk of its cheaper settings (`synthrisk.study.calibration`)
 STUDY_ALPHA = DEFAULT_ALPHA
 STUDY_ATTACKS = 300
 #: the published calibration result (package data)
@@ -62,7 +62,7 @@ def release_statement(n_train: int, policy, table: pd.DataFrame | None = None) -
     at the calibrated size nearest to `n_train`: on releases that never saw their members (with the
     upper end of the interval) and on each positive control run so far. None when the policy is not
     the default one the study ran (its rates would not be this audit's) or nothing is calibrated."""
-    from .measures.policy import Policy
+    from .policy import Policy
 
     if policy.to_dict() != Policy().to_dict():
         return None

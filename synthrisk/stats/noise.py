@@ -23,7 +23,7 @@ import numbers
 
 import numpy as np
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 #: the guarantee of a release whose noise was drawn from a known seed
 NOT_PRIVATE = "not private: noise seed is known"

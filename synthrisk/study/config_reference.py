@@ -77,7 +77,7 @@ def _measure_sections(described: set[str]) -> list[str]:
     dataclass has), from those dataclasses: each key, its type and its default."""
     import dataclasses
 
-    from .measures import builtin_measures
+    from ..measures import builtin_measures
 
     lines = []
     for name, measure in sorted(builtin_measures().items()):

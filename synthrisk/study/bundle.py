@@ -20,7 +20,6 @@ rendered).
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import json
 import tarfile
@@ -29,7 +28,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import SynthriskError
+from ..errors import SynthriskError
+from ..io import sha256_file
 
 MANIFEST = "manifest.json"
 FORMAT = "synthrisk-bundle 1"
@@ -50,14 +50,6 @@ class VerificationFailed(SynthriskError):
     """Tables of the run differ from the bundle's (exit code 1, not a usage error)."""
 
     exit_code = 1
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def bundled_files(run_dir: str | Path) -> list[str]:

@@ -32,7 +32,7 @@ import warnings
 from scipy.optimize import brentq
 from scipy.stats import binomtest, hypergeom, norm
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 
 def clopper_pearson(hits: int, trials: int, confidence: float) -> tuple[float, float]:

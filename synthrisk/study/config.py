@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from .errors import ConfigError
-from .noise import check_noise_seed
+from ..errors import ConfigError
+from ..stats.noise import check_noise_seed
 
 
 def non_finite_keys(value, key: str = "") -> list[str]:
@@ -31,7 +31,7 @@ RENAMED_KEYS = {"privacy_audit": "epsilon_audit"}
 
 
 def check_config(config: dict) -> None:
-    from .measures import builtin_measures
+    from ..measures import builtin_measures
 
     known = set(WORKFLOW_KEYS) | set(builtin_measures())
     for key, block in config.items():
@@ -46,13 +46,13 @@ def check_config(config: dict) -> None:
                           "infinity); set a finite value")
     for key, value in noise_seeds(config):
         check_noise_seed(value, f"config: {key}")
-    from .measures.policy import config_policy
+    from ..measures.policy import config_policy
 
     config_policy(config)
 
 
 def noise_seeds(config: dict) -> list[tuple[str, object]]:
-    """(key, value) of every noise seed a config sets (synthrisk.noise): a generator's or an audit
+    """(key, value) of every noise seed a config sets (synthrisk.stats.noise): a generator's or an audit
     control's `params.noise_seed`, and the `dp:` block's `noise_seed`."""
     found = []
     blocks = {"generators": config.get("generators"),
@@ -65,14 +65,3 @@ def noise_seeds(config: dict) -> list[tuple[str, object]]:
     if isinstance(config.get("dp"), dict) and "noise_seed" in config["dp"]:
         found.append(("dp.noise_seed", config["dp"]["noise_seed"]))
     return found
-
-
-def job_settings(settings: dict, keys: tuple[str, ...], generator: str | None = None) -> dict:
-    """The part of a stage's settings that one of its jobs reads: `keys`, and of `specs` only the
-    job's generator. Snakemake reruns a job whose params change, so a job given the whole block
-    would be redone, hundreds of generator fits, when an unrelated key changes (another generator
-    listed, the confidence level of the gathered table)."""
-    part = {key: settings[key] for key in keys}
-    if generator is not None:
-        part["specs"] = {generator: settings["specs"][generator]}
-    return part

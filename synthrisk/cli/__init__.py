@@ -11,12 +11,12 @@ import contextlib
 import json
 import sys
 
-from .errors import SynthriskError
+from ..errors import SynthriskError
 
 
 def _add_generate(sub):
-    from .arguments import SEED, integer, number, table_path
-    from .generators.base import BUILTIN_BACKENDS, ENTRY_POINT_GROUP
+    from ..arguments import SEED, integer, number, table_path
+    from ..generators.base import BUILTIN_BACKENDS, ENTRY_POINT_GROUP
 
     p = sub.add_parser("generate", help="fit a generator on training data and write synthetic data")
     p.add_argument("--generator", required=True,
@@ -39,12 +39,12 @@ def _add_generate(sub):
 def _run_generate(args) -> dict:
     from pathlib import Path
 
-    from .data import load_schema
-    from .data.split import ROW_ID
-    from .errors import ConfigError
-    from .generators.run import check_training_data, run_generator
-    from .io import read_table, write_json, write_table
-    from .outputs import check_output_file, record_written
+    from ..data import load_schema
+    from ..data.split import ROW_ID
+    from ..errors import ConfigError
+    from ..generators.run import check_training_data, run_generator
+    from ..io import read_table, write_json, write_table
+    from ..outputs import check_output_file, record_written
 
     inputs = {"--train": args.train, "--schema": args.schema}
     # Checked before the fit: a run of minutes must not end in a refusal, nor in an overwritten input.
@@ -83,7 +83,7 @@ def _add_resources(sub):
 
 
 def _run_resources(args) -> str:
-    from .resources import profile_block
+    from ..study.resources import profile_block
 
     try:
         return profile_block(args.benchmarks)
@@ -92,8 +92,8 @@ def _run_resources(args) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
-    from .artifact import add_artifact_commands
+    from .. import __version__
+    from ..study.artifact import add_artifact_commands
 
     parser = argparse.ArgumentParser(prog="synthrisk", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"synthrisk {__version__}")
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(result, str):
         print(result, end="")
     elif getattr(args, "json", False):
-        from .io import finite_or_null
+        from ..io import finite_or_null
 
         print(json.dumps(finite_or_null(result), sort_keys=True, default=str, allow_nan=False))
     else:

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from .errors import ConfigError, SynthriskError
+from ..errors import ConfigError, SynthriskError
 
 FINDINGS_FILE = Path(__file__).resolve().parents[1] / "config" / "findings.yaml"
 PROVENANCE_FILE = "results/provenance.json"
@@ -355,7 +355,7 @@ def describe_run(run_dir: str | Path) -> str:
     generators = [name for name, spec in (config.get("generators") or {}).items() if spec.get("enabled", True)]
     off = [name for name, spec in (config.get("generators") or {}).items() if not spec.get("enabled", True)]
     seeds = config.get("seeds") or []
-    from .measures import builtin_measures
+    from ..measures import builtin_measures
 
     measures = [name for name, m in builtin_measures().items() if name in config or m.default_on]
     text = (f"This run: datasets {datasets}; generators {', '.join(f'`{g}`' for g in generators)}"
@@ -368,8 +368,8 @@ def describe_run(run_dir: str | Path) -> str:
 
 def _describe_audits(config: dict) -> str:
     """The stages of config/audit.yaml, when the run has them."""
-    from .epsilon_audit.stage import DEFAULTS as AUDIT_DEFAULTS
-    from .shadow_mia.stage import DEFAULTS as SHADOW_DEFAULTS
+    from ..epsilon_audit.stage import DEFAULTS as AUDIT_DEFAULTS
+    from ..shadow_mia.stage import DEFAULTS as SHADOW_DEFAULTS
 
     parts = []
     if "shadow_mia" in config:

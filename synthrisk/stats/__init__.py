@@ -1,0 +1,3 @@
+"""The statistics every method shares: exact intervals for a proportion (`proportions`), Holm and
+Benjamini-Hochberg (`multiple_testing`), and where the noise of every DP mechanism comes from
+(`noise`)."""
