@@ -40,7 +40,7 @@ from ..measures.policy import LEVELS, Policy
 from ..release_audit.checks import RecordCheckError
 from ..stats.proportions import clopper_pearson
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NULLS = ("population", "cart", "holdout")
 #: `rates`' kind of release. Not "null": pandas reads that word back as a missing value.
 NULL_KIND, POSITIVE_KIND = "null release", "positive control"

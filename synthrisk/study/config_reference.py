@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 #: the schema the workflow validates its config against (Snakefile: `validate`)
-CONFIG_SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
+CONFIG_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def _type(spec: dict) -> str:

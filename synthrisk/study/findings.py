@@ -27,7 +27,7 @@ import yaml
 
 from ..errors import ConfigError, SynthriskError
 
-FINDINGS_FILE = Path(__file__).resolve().parents[1] / "config" / "findings.yaml"
+FINDINGS_FILE = Path(__file__).resolve().parents[2] / "config" / "findings.yaml"
 PROVENANCE_FILE = "results/provenance.json"
 TABLES_DIR = "results/tables"
 
