@@ -87,9 +87,7 @@ def child(folder: Path, overrides: dict) -> None:
 
     The audit's library steps as `synthrisk.release_audit.write_audit` runs them (read and check the files,
     every measure through the shared runner, each measure's summary and the verdicts), without the
-    HTML page. Each run's CPU seconds are taken around the runner's failure path (`run_on_input`)."""
-    import shutil
-
+    HTML page. Each run's CPU seconds are taken around the runner's failure path (`compute_unit`)."""
     import synthrisk.measures.runner as runner
     from synthrisk.release_audit import read_inputs
     from synthrisk.release_audit import run as audit_run
@@ -97,7 +95,7 @@ def child(folder: Path, overrides: dict) -> None:
     for name, settings in overrides.items():
         audit_run.AUDIT_SETTINGS[name] = {**audit_run.AUDIT_SETTINGS.get(name, {}), **settings}
     cpu: dict[str, float] = {}
-    inner = runner.run_on_input
+    inner = runner.compute_unit
 
     def timed(measure, *args, **kwargs):
         before = _cpu()
@@ -106,17 +104,15 @@ def child(folder: Path, overrides: dict) -> None:
         finally:
             cpu[measure.name] = cpu.get(measure.name, 0.0) + _cpu() - before
 
-    runner.run_on_input = timed
-    work = folder / "work"
-    shutil.rmtree(work, ignore_errors=True)
+    runner.compute_unit = timed
     start, start_cpu = time.perf_counter(), _cpu()
     data = read_inputs(str(folder / "train.parquet"), str(folder / "synthetic.parquet"),
                        str(folder / "holdout.parquet"), None, [SENSITIVE])
     inputs_seconds, inputs_cpu = time.perf_counter() - start, _cpu() - start_cpu
     measures = audit_run.audit_measures()
-    outcomes = audit_run.run_measures(data, work, measures)
+    outcomes = audit_run.run_measures(data, measures)
     before, before_cpu = time.perf_counter(), _cpu()
-    audit_run.summarise(outcomes, measures, work)
+    audit_run.summarise(outcomes, measures)
     summary_seconds, summary_cpu = time.perf_counter() - before, _cpu() - before_cpu
     total, total_cpu = time.perf_counter() - start, _cpu() - start_cpu
     found: dict[str, dict] = {}

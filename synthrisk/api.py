@@ -6,146 +6,18 @@
     result.to_html("audit.html")
 
 It runs exactly what `synthrisk audit` runs (the same checks where the data enter, the same measures
-and verdicts: `synthrisk.release_audit`), in a scratch folder that is removed afterwards: nothing is
-written until you ask for the page or the JSON.
+and verdicts: `synthrisk.release_audit`), in memory: nothing is written until you ask for the page
+or the JSON.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import json
-import tempfile
-from dataclasses import dataclass, field
-from pathlib import Path
 
-import pandas as pd
-
-from .data.schema import DatasetSchema
+from .release_audit.result import Audit
 
 __all__ = ["Audit", "audit"]
-
-#: the columns of `Audit.risks`, in order
-RISK_COLUMNS = ["risk", "level", "verdict", "attack", "measure", "metric", "value", "reference", "ci_low", "ci_high",
-                "p_holm", "threshold", "scale", "effect", "effect_low", "effect_high", "alpha", "decide_factor",
-                "detectable_effect", "n_identified", "calibrated_power", "unreliable"]
-#: the columns of `Audit.measures`, in order
-MEASURE_COLUMNS = ["measure", "title", "risk", "status", "verdict", "reason", "subsample_note", "seconds"]
-
-
-@dataclass(frozen=True)
-class Audit:
-    """One audit of a synthetic release: what the page and `audit.json` of `synthrisk audit` hold.
-
-    `report` is the audit's JSON as a dict; `html` the self-contained page; `tables` the measures'
-    tables by name (e.g. `tables["dcr"]`); `schema` the schema the data were checked against (given,
-    or inferred from the training records)."""
-
-    report: dict
-    html: str = field(repr=False)
-    tables: dict[str, pd.DataFrame] = field(repr=False)
-    schema: DatasetSchema = field(repr=False)
-
-    @property
-    def risks(self) -> pd.DataFrame:
-        """One row per risk (membership, singling out, linkability, attribute inference): its level
-        (at risk / below the threshold / inconclusive / not measured), the verdict sentence, the
-        attack shown with its value, reference and interval, the Holm-adjusted p-value, the threshold
-        and the scale it is compared on, the effect and its simultaneous interval, the risk's level,
-        how many times the records would decide an inconclusive risk, the smallest effect the audit
-        detects with the policy's power, the members named, what the verdict detected in the
-        calibration study at the nearest calibrated size (when the policy reads risks at the study's
-        level), and a warning when the verdict compares the release with records of another
-        population."""
-        rows = []
-        for entry in self.report["risks"]:
-            attack = entry.get("strongest_attack") or {}
-            policy = entry.get("policy") or {}
-            rows.append({"risk": entry["risk"], "level": entry["level"], "verdict": entry["verdict"],
-                         **{k: attack.get(k) for k in ("attack", "measure", "metric", "value", "reference", "ci_low",
-                                                       "ci_high")},
-                         **{k: policy.get(k) for k in ("p_holm", "threshold", "scale", "effect", "effect_low",
-                                                       "effect_high", "alpha", "decide_factor", "detectable_effect")},
-                         "n_identified": entry.get("n_identified"),
-                         "calibrated_power": entry.get("calibrated_power"), "unreliable": entry.get("unreliable")})
-        return pd.DataFrame(rows, columns=RISK_COLUMNS)
-
-    @property
-    def answer(self) -> str:
-        """The audit's answer to "does this audit support releasing this file?": "yes" (every risk
-        below its threshold), "no" (a risk at risk) or "inconclusive"."""
-        return self.report["release"]["answer"]
-
-    @property
-    def identified(self) -> pd.DataFrame:
-        """The training records the audit names (false-discovery rate controlled), one row per risk and
-        record: risk, row_id (row of the training file), attack, score, p_value, and `named_by`: for
-        singling out, linkability and inference, the membership attack that named the person (the
-        score and p-value are its), empty where the attack names them itself."""
-        rows = [{"risk": entry["risk"], "named_by": "", **member} for entry in self.report["risks"]
-                for member in entry.get("identified") or []]
-        return pd.DataFrame(rows, columns=["risk", "row_id", "attack", "score", "p_value", "named_by"])
-
-    @property
-    def measures(self) -> pd.DataFrame:
-        """One row per measure: whether it ran (ok / skipped / failed, with the reason), its own
-        verdict, what a size cap changed, and its seconds."""
-        return pd.DataFrame([{k: m.get(k) for k in MEASURE_COLUMNS} for m in self.report["measures"]],
-                            columns=MEASURE_COLUMNS)
-
-    @property
-    def evidence(self) -> pd.DataFrame:
-        """Every attack against its reference (one row per attack), the rows the verdicts are read from."""
-        return pd.DataFrame(self.report["evidence"])
-
-    @property
-    def utility(self) -> dict | None:
-        """Column shapes, pair trends and train-on-synthetic/test-on-real efficacy (None without a holdout)."""
-        return self.report["utility"]
-
-    @property
-    def notes(self) -> list[str]:
-        """What the input checks found (small files, overlaps, another population, changed roles)."""
-        return list(self.report["inputs"]["notes"])
-
-    @property
-    def policy(self) -> str:
-        """The release policy the levels are read against, as one sentence."""
-        return self.report["policy"]["statement"]
-
-    def to_json(self, path: str | Path | None = None) -> str:
-        """The audit as JSON text (what `audit.json` holds); also written to `path` when given (never
-        over a file synthrisk did not write)."""
-        text = json.dumps(self.report, indent=2, allow_nan=False)
-        if path is not None:
-            _write(path, text)
-        return text
-
-    def to_html(self, path: str | Path) -> Path:
-        """Write the self-contained page (figures inline) to `path`; a file synthrisk did not write is
-        never overwritten. Returns the path."""
-        return _write(path, self.html)
-
-    def __repr__(self) -> str:
-        inputs = self.report["inputs"]
-        lines = [f"Audit of {inputs['n_synthetic']} synthetic records against {inputs['n_train']} training and "
-                 f"{inputs['n_holdout']} holdout records ({self.policy})", self.report["release"]["sentence"]]
-        lines += [f"  {entry['label']}: {entry['verdict']}" for entry in self.report["risks"]]
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        return self.risks[["risk", "level", "attack", "value", "reference", "ci_low", "ci_high", "threshold"]].to_html(
-            index=False, na_rep="", float_format=lambda v: f"{v:.3f}")
-
-
-def _write(path: str | Path, text: str) -> Path:
-    """Write the page or the JSON in one step (a temporary file beside `path`, renamed over it) and
-    record it in the folder's manifest, where every synthrisk command, the audit included, finds it.
-    Refused (a `DataError`) when `path` holds a file synthrisk did not write."""
-    from .outputs import check_output_file, write_file
-
-    path = check_output_file(path, {}, option="path")
-    return write_file(path, text, command="synthrisk.audit", option="path")
 
 
 def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, aux=None,
@@ -188,7 +60,6 @@ def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy
         before any measure runs.
     """
     from .errors import ConfigError
-    from .io import read_table
     from .measures.policy import as_policy
     from .release_audit import compute, read_inputs
     from .release_audit.run import silent
@@ -197,11 +68,6 @@ def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy
         raise ConfigError(f"progress: give True or False, not {progress!r}")
     policy = as_policy(policy)
     data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
-    with tempfile.TemporaryDirectory(prefix="synthrisk-audit-") as scratch:
-        work = Path(scratch)
-        # The measures' one-line summaries are for the workflow's logs; the Audit holds them all.
-        with contextlib.redirect_stdout(io.StringIO()):
-            report = compute(data, work, bar=progress, policy=policy, say=None if progress else silent)
-        html = (work / "audit.html").read_text()
-        tables = {path.stem: read_table(path) for path in sorted((work / "tables").glob("*.csv"))}
-    return Audit(report=report, html=html, tables=tables, schema=data.schema)
+    # The measures' one-line summaries are for the workflow's logs; the Audit holds them all.
+    with contextlib.redirect_stdout(io.StringIO()):
+        return compute(data, bar=progress, policy=policy, say=None if progress else silent)

@@ -4,6 +4,7 @@ the Agg backend keeps them headless and deterministic."""
 from __future__ import annotations
 
 import contextlib
+import io
 from pathlib import Path
 
 import matplotlib
@@ -16,15 +17,38 @@ plt.rcParams.update({"figure.dpi": 110, "savefig.bbox": "tight", "axes.grid": Tr
 
 
 _discarding = False
+#: within `rendered()`: the figures saved so far, file stem -> PNG bytes
+_rendered: dict[str, bytes] | None = None
 
 
 def save(fig, path: str | Path) -> Path:
+    """Write `fig` to `path` (within `rendered()`: into memory under the path's stem; within
+    `discarded()`: nowhere) and close it."""
     path = Path(path)
-    if not _discarding:
+    metadata = {"Software": None} if path.suffix == ".png" else None
+    if _discarding:
+        pass
+    elif _rendered is not None:
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format=path.suffix.lstrip(".") or "png", metadata=metadata)
+        _rendered[path.stem] = buffer.getvalue()
+    else:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, metadata={"Software": None} if path.suffix == ".png" else None)
+        fig.savefig(path, metadata=metadata)
     plt.close(fig)
     return path
+
+
+@contextlib.contextmanager
+def rendered():
+    """Within it, `save` renders each figure into memory instead of a file: the dict it yields maps
+    a figure's file stem to its bytes (the audit's page embeds them, and nothing is written)."""
+    global _rendered
+    before, _rendered = _rendered, {}
+    try:
+        yield _rendered
+    finally:
+        _rendered = before
 
 
 @contextlib.contextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -323,3 +324,27 @@ def sha256_file(path: str | Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+class TableFolder(Mapping):
+    """A folder of CSV tables read as a mapping of name to frame (`name.csv`, read on first use):
+    how the workflow's report hands the measures the tables their `summarise` wrote, where the audit
+    hands them the frames themselves."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        self._read: dict[str, pd.DataFrame] = {}
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if name not in self._read:
+            path = self.folder / f"{name}.csv"
+            if not path.is_file():
+                raise KeyError(name)
+            self._read[name] = pd.read_csv(path)
+        return self._read[name]
+
+    def __iter__(self):
+        return iter(sorted(path.stem for path in self.folder.glob("*.csv")))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)

@@ -10,8 +10,8 @@ Every function takes the training records, the synthetic release and the holdout
 (the only positional arguments), then keywords, and returns a `Measurement`. Each runs one measure
 exactly as `synthrisk.audit` runs it: the inputs read and checked where they enter
 (`synthrisk.release_audit.inputs.read_inputs`: DataFrames or files, a schema inferred when none is
-given), the measure's units through the shared runner (`synthrisk.measures.runner`) in a scratch
-folder that is removed afterwards, the measure's own `summarise` and `evidence`, and the verdict
+given), the measure's units through the shared runner (`synthrisk.measures.runner`) in memory, the
+measure's own `tabulate` and `evidence`, and the verdict
 read by `synthrisk.measures.verdict.risk_table` against a `Policy`. Settings default to the audit's
 (`synthrisk.release_audit.run.AUDIT_SETTINGS`, else the measure's own `Settings`); keywords beyond
 the common ones are the measure's settings, and an unknown one is refused by name.
@@ -29,9 +29,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pandas as pd
 
@@ -155,19 +153,16 @@ def _resolve(name) -> Measure:
     raise ConfigError(f"measure: give the name of a registered measure or a Measure, not a {type(name).__name__}")
 
 
-def _read_runs(runs, measure: Measure) -> tuple[pd.DataFrame, dict]:
+def _records_and_details(runs, measure: Measure) -> tuple[pd.DataFrame, dict]:
     """(records, details) of the measure's runs: one run's table and summary, or, for a measure with
     units, the tables of its runs that went through one under the other with the unit's keys, and
     one summary per unit."""
-    from .io import read_json, read_table
-
     summaries = {}
     tables = []
     for outcome in runs:
-        summary = {k: v for k, v in read_json(outcome.run.summary_path).items() if k not in _RUN_KEYS}
-        summaries[outcome.unit] = summary
+        summaries[outcome.unit] = {k: v for k, v in outcome.summary.items() if k not in _RUN_KEYS}
         if outcome.status == "ok":
-            table = read_table(outcome.run.records_path)
+            table = outcome.records
             if outcome.unit is not None:
                 keys = measure.unit_key(outcome.unit)
                 table = pd.concat([pd.DataFrame(keys, index=table.index), table.drop(columns=list(keys), errors="ignore")],
@@ -257,18 +252,16 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
                           "(the schema inferred from train makes every other column a quasi-identifier)")
     data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
     measures = {chosen.name: (chosen, chosen_settings)}
-    with tempfile.TemporaryDirectory(prefix=f"synthrisk-{chosen.name}-") as scratch:
-        work = Path(scratch)
-        # What the measures print is the workflow's log; the Measurement holds it all.
-        with contextlib.redirect_stdout(io.StringIO()):
-            runs = audit_run.run_measures(data, work, measures, bar=False, say=audit_run.silent, seed=seed)
-            if not runs:
-                raise ConfigError(f"{chosen.name}: nothing to run: none of its units applies to the sensitive "
-                                  f"column(s) {list(data.schema.sensitive)} with the settings "
-                                  f"{settings or 'by default'}")
-            _check_outcomes(runs, chosen.name)
-            evidence, risks = audit_run.summarise(runs, measures, work, policy)
-        records, details = _read_runs(runs, chosen)
+    # What the measures print is the workflow's log; the Measurement holds it all.
+    with contextlib.redirect_stdout(io.StringIO()):
+        runs = audit_run.run_measures(data, measures, bar=False, say=audit_run.silent, seed=seed)
+        if not runs:
+            raise ConfigError(f"{chosen.name}: nothing to run: none of its units applies to the sensitive "
+                              f"column(s) {list(data.schema.sensitive)} with the settings "
+                              f"{settings or 'by default'}")
+        _check_outcomes(runs, chosen.name)
+        _, evidence, risks = audit_run.summarise(runs, measures, policy)
+    records, details = _records_and_details(runs, chosen)
     return _measurement(chosen, evidence, risks, records, details, data)
 
 

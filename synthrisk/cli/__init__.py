@@ -127,7 +127,3 @@ def main(argv: list[str] | None = None) -> int:
             if not isinstance(value, (list, dict)):
                 print(f"{key}: {value}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -3,8 +3,6 @@ control set, its size, and how a control-corrected risk becomes a table row and 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
@@ -77,25 +75,26 @@ def _p_value(summary: dict) -> float | None:
     return float(norm.sf(summary["residual"] / se))
 
 
-def summarise(paths, tables_dir, name: str, by_attack: str, rows) -> None:
-    runs = tabulate.collect_runs(paths, {by_attack: lambda s: s["label"], **risk_fields()}, rows=rows)
+def tables_of(summaries: list[dict], name: str, by_attack: str, rows) -> dict[str, pd.DataFrame]:
+    """The measure's one table: per dataset x generator x attack, the control-corrected risk over seeds."""
+    runs = tabulate.collect_runs(summaries, {by_attack: lambda s: s["label"], **risk_fields()}, rows=rows)
     by = tabulate.PAIR + ([by_attack] if by_attack in runs else [])
     table = tabulate.over_seeds(runs, by, ["risk", "residual", "main_rate", "control_rate", "baseline_rate"],
                                 beats="beats", ci=("ci_low", "ci_high"), p_value="p_value")
-    tabulate.write(table, tables_dir, name)
+    return {name: table}
 
 
-def evidence(tables_dir, name: str, risk: str, by_attack: str) -> pd.DataFrame | None:
-    table = pd.read_csv(Path(tables_dir) / f"{name}.csv")
+def evidence(tables, name: str, risk: str, by_attack: str) -> pd.DataFrame | None:
+    table = tables[name]
     if "risk_mean" not in table or by_attack not in table:  # no run succeeded: no attack to read
         return None
     return tabulate.evidence_rows(table, risk, name, lambda t: t[by_attack], "risk vs control", "risk_mean", 0.0,
                                   CONTROL_NOTE)
 
 
-def summary_column(tables_dir, name: str, column: str) -> pd.DataFrame | None:
+def summary_column(tables, name: str, column: str) -> pd.DataFrame | None:
     """The largest mean risk over the measure's attacks per dataset x generator."""
-    table = pd.read_csv(Path(tables_dir) / f"{name}.csv")
+    table = tables[name]
     if "risk_mean" not in table:
         return None
     return table.groupby(tabulate.PAIR)["risk_mean"].max().rename(column).reset_index()

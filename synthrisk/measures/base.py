@@ -7,10 +7,13 @@ A measure is one module holding one subclass of `Measure`, registered with `@reg
   sensitive attribute);
 - `run()`: typed frames in (`MeasureInput`), `MeasureResult` out: the JSON summary (its keys are
   documented by the measure) and a per-record table with row ids, never real values;
-- `summarise()`: the run summaries of the whole workflow into `tables` and `figures`;
+- `tabulate()`: the run summaries into the measure's tables, in memory; `draw()`: its figures
+  (`summarise()`, which the workflow calls, writes both; it is not overridden);
 - `summary_columns()`: what the measure adds to the one-row-per-dataset-x-generator summary;
 - `evidence()`: for a risk measure, one row per dataset x generator x attack with its reference
   point (chance, control, 0.5), so that `synthrisk.measures.verdict` can name the strongest attack.
+  Both read the measure's tables: a mapping of name to frame (`tabulate`'s output in the audit,
+  the workflow's table folder, `synthrisk.io.TableFolder`, in the report).
 
 What the steward's audit (`synthrisk.release_audit`) says about a risk measure's strongest attack
 is asked of the measure too, so that the audit has no switch on measure names. Each hook gets the
@@ -41,6 +44,7 @@ registered measure; `synthrisk.measures.runner` owns the failure path.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -63,10 +67,12 @@ RISKS = {
 # multiplied by to give the attack's effect on the policy scale of `synthrisk.measures.policy`
 # (2 for an AUC or a share of 0.5 at chance: the advantage over chance; 1 for a rate over a floor);
 # `n_identified`: members the attack names with a controlled false-discovery rate (any makes the
-# risk at risk; 0 for an attack that names nobody).
+# risk at risk; 0 for an attack that names nobody); `named_by`: the attack whose per-person
+# evidence named the members an attack of another risk got right (`synthrisk.release_audit.named`;
+# empty when it names them itself or nobody).
 EVIDENCE_COLUMNS = ["dataset", "generator", "risk", "measure", "attack", "metric", "value", "reference",
                     "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02", "tpr_at_1e-03", "detail",
-                    "p_value", "effect_scale", "n_identified"]
+                    "p_value", "effect_scale", "n_identified", "named_by"]
 
 
 class NotApplicable(Exception):
@@ -167,30 +173,52 @@ class Measure:
     def log_line(self, result: MeasureResult) -> str:
         return ""
 
-    # --- the whole run -----------------------------------------------------------------------------
+    # --- the whole run ---------------------------------------------------------------------------
     def tables(self) -> list[str]:
         """Names of the tables `summarise` writes (results/tables/{name}.csv, .md, .tex)."""
         return [self.name]
 
+    #: formats the workflow writes a table in, by table name (default: CSV, Markdown and LaTeX)
+    table_formats: ClassVar[dict[str, tuple[str, ...]]] = {}
+
     def figures(self, datasets: list[str]) -> list[Figure]:
         return []
 
+    def tabulate(self, summaries: list[dict], settings) -> dict[str, pd.DataFrame]:
+        """The measure's tables ({name: frame}), in memory, from its runs' summaries (each run's
+        summary as its JSON holds it, failed and skipped runs included). Default: one row per run
+        with the flat numbers of its summary."""
+        rows = [{k: v for k, v in summary.items() if not isinstance(v, (dict, list))} for summary in summaries]
+        return {self.name: pd.DataFrame(rows)}
+
+    def draw(self, summaries: list[dict], tables: dict[str, pd.DataFrame], figures_dir: Path, settings) -> None:
+        """The measure's figures (`figures()`), saved with `synthrisk.figures.save` under `figures_dir`
+        (the audit renders them in memory: `synthrisk.figures.rendered`). Default: none."""
+
     def summarise(self, paths: list[str], tables_dir: Path, figures_dir: Path, settings) -> None:
-        """Default: one row per run with the flat numbers of its JSON summary."""
+        """The workflow's summary of the measure: its runs' JSON `paths` tabulated (`tabulate`), each
+        table written in its formats, and the figures drawn. Not overridden: a measure says what its
+        tables and figures are, not where they go."""
         from ..io import read_json, write_table_formats
 
-        rows = [{k: v for k, v in read_json(p).items() if not isinstance(v, (dict, list))} for p in paths]
-        write_table_formats(pd.DataFrame(rows), Path(tables_dir) / self.name, formats=("csv", "md", "tex"))
+        summaries = [read_json(path) for path in paths]
+        tables = self.tabulate(summaries, settings)
+        for name, frame in tables.items():
+            write_table_formats(frame, Path(tables_dir) / name, formats=self.table_formats.get(name, ("csv", "md", "tex")))
+        self.draw(summaries, tables, Path(figures_dir), settings)
 
-    def summary_columns(self, tables_dir: Path) -> pd.DataFrame | None:
-        """Columns for results/tables/summary.csv keyed by dataset and generator (None: none)."""
+    def summary_columns(self, tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
+        """Columns for results/tables/summary.csv keyed by dataset and generator, from the measure's
+        `tables` (its `tabulate` output, or the workflow's table folder: `synthrisk.io.TableFolder`);
+        None: none."""
         return None
 
     #: labels of summary columns for the report's summary table, in order
     summary_labels: ClassVar[dict[str, str]] = {}
 
-    def evidence(self, tables_dir: Path) -> pd.DataFrame | None:
-        """Rows of EVIDENCE_COLUMNS for the per-risk verdict (risk measures only)."""
+    def evidence(self, tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
+        """Rows of EVIDENCE_COLUMNS for the per-risk verdict (risk measures only), from the measure's
+        `tables` (as for `summary_columns`)."""
         return None
 
     # --- the steward's audit: what the strongest attack of a risk says -----------------------------

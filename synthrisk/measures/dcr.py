@@ -10,7 +10,6 @@ and the evidence row's p-value (merged over seeds: twice the median) are the per
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -56,8 +55,8 @@ class Dcr(Measure):
         return (f"share closer to members {s['share_closer_to_member']:.4f} "
                 f"[{s['share_interval']['low']:.4f}, {s['share_interval']['high']:.4f}], p = {s['p_value_one_sided']:.3g}")
 
-    def summarise(self, paths, tables_dir, figures_dir, settings) -> None:
-        runs = tabulate.collect_runs(paths, {
+    def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
+        runs = tabulate.collect_runs(summaries, {
             "share": lambda s: s["share_closer_to_member"], "ci_low": lambda s: s["share_interval"]["low"],
             "ci_high": lambda s: s["share_interval"]["high"], "p_value": lambda s: s["p_value_one_sided"],
             "beats": lambda s: s["p_value_one_sided"] < settings.alpha,
@@ -70,17 +69,17 @@ class Dcr(Measure):
                                                            "exact_copies_holdout_share", "dcr_member_median",
                                                            "dcr_holdout_median", "nndr_privacy_loss"],
                                     beats="beats", ci=("ci_low", "ci_high"), p_value="p_value")
-        tabulate.write(table, tables_dir, self.name)
+        return {self.name: table}
 
-    def summary_columns(self, tables_dir) -> pd.DataFrame | None:
-        table = pd.read_csv(Path(tables_dir) / "dcr.csv")
+    def summary_columns(self, tables) -> pd.DataFrame | None:
+        table = tables[self.name]
         if "share_mean" not in table:
             return None
         return table[tabulate.PAIR + ["share_mean", "exact_copies_member_share_mean"]].rename(
             columns={"share_mean": "dcr_share", "exact_copies_member_share_mean": "dcr_exact_copies"})
 
-    def evidence(self, tables_dir) -> pd.DataFrame | None:
-        table = pd.read_csv(Path(tables_dir) / "dcr.csv")
+    def evidence(self, tables) -> pd.DataFrame | None:
+        table = tables[self.name]
         if "share_mean" not in table:
             return None
         return tabulate.evidence_rows(

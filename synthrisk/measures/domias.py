@@ -9,7 +9,6 @@ test of AUC > 0.5 (`auc_test`). Per-record table: row_id, member, score."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -66,8 +65,8 @@ class Domias(Measure):
     def log_line(self, result) -> str:
         return f"DOMIAS AUC {result.summary['auc']:.4f}, p = {result.summary['auc_test']['p_value']:.3g}"
 
-    def summarise(self, paths, tables_dir, figures_dir, settings) -> None:
-        runs = tabulate.collect_runs(paths, {
+    def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
+        runs = tabulate.collect_runs(summaries, {
             "auc": lambda s: s["auc"], "ci_low": lambda s: s["auc_test"]["ci_low"],
             "ci_high": lambda s: s["auc_test"]["ci_high"],
             "beats": lambda s: _beats(s, settings.alpha), "p_value": lambda s: s["auc_test"]["p_value"],
@@ -77,14 +76,14 @@ class Domias(Measure):
         table = tabulate.over_seeds(runs, tabulate.PAIR, ["auc", "tpr_at_1e-02", "tpr_at_1e-03", "auc_no_reference",
                                                            "member_share"], beats="beats", ci=("ci_low", "ci_high"),
                                     p_value="p_value")
-        tabulate.write(table, tables_dir, self.name)
+        return {self.name: table}
 
-    def summary_columns(self, tables_dir) -> pd.DataFrame | None:
-        table = pd.read_csv(Path(tables_dir) / "domias.csv")
+    def summary_columns(self, tables) -> pd.DataFrame | None:
+        table = tables[self.name]
         return table[tabulate.PAIR + ["auc_mean"]].rename(columns={"auc_mean": "domias_auc"}) if "auc_mean" in table else None
 
-    def evidence(self, tables_dir) -> pd.DataFrame | None:
-        table = pd.read_csv(Path(tables_dir) / "domias.csv")
+    def evidence(self, tables) -> pd.DataFrame | None:
+        table = tables[self.name]
         if "auc_mean" not in table:
             return None
         return tabulate.evidence_rows(

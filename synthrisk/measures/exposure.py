@@ -9,7 +9,6 @@ identified (members and calibration records; no real values)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -54,8 +53,8 @@ class Exposure(Measure):
         s = result.summary
         return f"AUC {s['auc']:.4f}, {s['n_identified']} member(s) named at FDR {s['fdr']:g}"
 
-    def summarise(self, paths, tables_dir, figures_dir, settings) -> None:
-        runs = tabulate.collect_runs(paths, {
+    def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
+        runs = tabulate.collect_runs(summaries, {
             "auc": lambda s: s["auc"], "ci_low": lambda s: s["auc_ci_low"], "ci_high": lambda s: s["auc_ci_high"],
             "p_value": lambda s: s["auc_p_value"], "beats": lambda s: s["auc_p_value"] < 0.05,
             "n_identified": lambda s: s["n_identified"], "min_named": lambda s: s["min_named"]})
@@ -65,10 +64,10 @@ class Exposure(Measure):
             # Named in every seed (the least over seeds): each seed's naming is its own release's.
             fewest = runs[runs["status"] == "ok"].groupby(tabulate.PAIR)["n_identified"].min().rename("n_identified_min")
             table = table.merge(fewest.reset_index(), on=tabulate.PAIR, how="left")
-        tabulate.write(table, tables_dir, self.name)
+        return {self.name: table}
 
-    def evidence(self, tables_dir) -> pd.DataFrame | None:
-        table = pd.read_csv(Path(tables_dir) / f"{self.name}.csv")
+    def evidence(self, tables) -> pd.DataFrame | None:
+        table = tables[self.name]
         if "auc_mean" not in table:
             return None
         rows = tabulate.evidence_rows(

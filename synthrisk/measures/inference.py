@@ -53,14 +53,14 @@ class Inference(Measure):
         return "; ".join(f"{a['label']}: {a['risk']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}]"
                          for a in result.summary["attacks"])
 
-    def summarise(self, paths, tables_dir, figures_dir, settings) -> None:
-        _control.summarise(paths, tables_dir, self.name, "attack", lambda info: info["attacks"])
+    def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
+        return _control.tables_of(summaries, self.name, "attack", lambda info: info["attacks"])
 
-    def summary_columns(self, tables_dir):
-        return _control.summary_column(tables_dir, self.name, "inference_risk")
+    def summary_columns(self, tables):
+        return _control.summary_column(tables, self.name, "inference_risk")
 
-    def evidence(self, tables_dir):
-        return _control.evidence(tables_dir, self.name, self.risk, "attack")
+    def evidence(self, tables):
+        return _control.evidence(tables, self.name, self.risk, "attack")
 
     # --- the steward's audit ---------------------------------------------------------------------
 

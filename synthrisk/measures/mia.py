@@ -7,8 +7,6 @@ row_id, member, distance and the attacks' scores."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
@@ -88,19 +86,25 @@ class Mia(Measure):
     def figures(self, datasets) -> list[Figure]:
         return [Figure(f"mia_{kind}_{dataset}", self.caption) for dataset in datasets for kind in ("roc", "f1")]
 
-    def summarise(self, paths, tables_dir, figures_dir, settings) -> None:
-        from ..mia.summary import write_summary
+    table_formats = {"mia_thresholds": ("csv", "md")}
 
-        write_summary(paths, tables_dir, figures_dir)
+    def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
+        from ..mia.summary import tables
 
-    def summary_columns(self, tables_dir) -> pd.DataFrame | None:
+        return tables(summaries)
+
+    def draw(self, summaries, tables, figures_dir, settings) -> None:
+        from ..mia.summary import draw
+
+        draw(summaries, figures_dir)
+
+    def summary_columns(self, tables) -> pd.DataFrame | None:
         from ..mia.summary import summary_columns
 
-        return summary_columns(pd.read_csv(Path(tables_dir) / "mia.csv"),
-                               pd.read_csv(Path(tables_dir) / "mia_thresholds.csv"))
+        return summary_columns(tables["mia"], tables["mia_thresholds"])
 
-    def evidence(self, tables_dir) -> pd.DataFrame | None:
-        table = pd.read_csv(Path(tables_dir) / "mia.csv")
+    def evidence(self, tables) -> pd.DataFrame | None:
+        table = tables["mia"]
         table = table[table["attack"].isin(set(AUC_ATTACKS) - ORACLE_ATTACKS)]
         if "auc_mean" not in table:
             return None
@@ -114,7 +118,7 @@ class Mia(Measure):
             "tpr_at_1e-03": table.get("tpr_at_1e-03_mean", np.nan),
             "detail": "reference: AUC 0.5 and TPR = FPR at 1e-2 (Mann-Whitney and beta-binomial tests, Holm "
                       "over the run's attacks); interval: Hanley-McNeil, widest over seeds",
-            "p_value": table.get("auc_p_value_merged", np.nan), "effect_scale": 2.0, "n_identified": 0})
+            "p_value": table.get("auc_p_value_merged", np.nan), "effect_scale": 2.0, "n_identified": 0, "named_by": ""})
 
     # --- the steward's audit ---------------------------------------------------------------------
     def explain(self, row: dict) -> str:

@@ -14,8 +14,6 @@ inference. Without a holdout the verdict falls back to RAPID against its chance 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
@@ -95,19 +93,26 @@ class Rapid(Measure):
         return [Figure(f"rapid_{kind}_{dataset}", self.caption) for dataset in datasets
                 for kind in ("max", "curves", "attribution")]
 
-    def summarise(self, paths, tables_dir, figures_dir, settings: RapidSettings) -> None:
-        from ..rapid.summary import write_summary
+    table_formats = {"rapid_attribution": ("csv", "md"), "rapid_curves": ("csv", "md")}
 
-        write_summary(paths, tables_dir, figures_dir, settings.attackers[0])
+    def tabulate(self, summaries, settings: RapidSettings) -> dict[str, pd.DataFrame]:
+        from ..rapid.summary import tables
 
-    def summary_columns(self, tables_dir) -> pd.DataFrame | None:
+        return tables(summaries)
+
+    def draw(self, summaries, tables, figures_dir, settings: RapidSettings) -> None:
+        from ..rapid.summary import draw
+
+        draw(summaries, tables["rapid_max"], figures_dir, settings.attackers[0])
+
+    def summary_columns(self, tables) -> pd.DataFrame | None:
         """RAPID per dataset x generator against chance (population-level inference): the largest
         RAPID_max over the sensitive attributes (attackers that beat chance only) with its sd, chance
         floor and excess (all three of that attribute; excess 0 when no attacker beats chance for
         any), one verdict per sensitive attribute, and RAPID_max per attribute. Beside it the member
         excess: the largest over the sensitive attributes (NaN without a holdout) and one verdict per
         attribute."""
-        rapid_max = pd.read_csv(Path(tables_dir) / "rapid_max.csv")
+        rapid_max = tables["rapid_max"]
         rows = []
         for key, group in rapid_max.groupby(PAIR):
             best = group.dropna(subset=["rapid_max_mean"])
@@ -126,7 +131,7 @@ class Rapid(Measure):
                          **{f"rapid_max[{r.sensitive}]": r.rapid_max_mean for r in group.itertuples()}})
         return pd.DataFrame(rows) if rows else None
 
-    def evidence(self, tables_dir) -> pd.DataFrame | None:
+    def evidence(self, tables) -> pd.DataFrame | None:
         """One row per dataset x generator x sensitive attribute x attacker.
 
         With a holdout: the member excess (RAPID on the members minus the same attacker on holdout
@@ -136,7 +141,7 @@ class Rapid(Measure):
         which a release of other people of the population carries as well, so it is named in the
         detail only. Without a holdout: RAPID against its chance floor (label-permutation mean, or
         the refit null when higher), beating it when Holm over the suite rejects, as the fallback."""
-        table = pd.read_csv(Path(tables_dir) / "rapid.csv")
+        table = tables["rapid"]
         if "rapid_mean" not in table:
             return None
         table = table.dropna(subset=["rapid_mean"])
@@ -166,7 +171,7 @@ class Rapid(Measure):
             "n_seeds_beating": np.where(member, column("n_seeds_member_excess"), table["n_seeds_beating_chance"]),
             "tpr_at_1e-02": np.nan, "tpr_at_1e-03": np.nan, "detail": detail,
             "p_value": np.where(member, column("member_excess_p_value_merged"), column("p_value_max")),
-            "effect_scale": 1.0, "n_identified": 0})
+            "effect_scale": 1.0, "n_identified": 0, "named_by": ""})
 
     # --- the steward's audit ---------------------------------------------------------------------
     @staticmethod

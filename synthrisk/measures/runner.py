@@ -1,8 +1,9 @@
 """Running the measures on one synthetic dataset, with the failure path every measure shares:
 an upstream generator failure or an exception gives a `failed` summary with the error, a measure
-that does not apply a `skipped` one with the reason; either way an empty per-record table is
-written and the other measures go on. The workflow's measure job (one per dataset x generator x
-seed, workflow/rules/measures.smk) and `synthrisk audit` both run their measures through here."""
+that does not apply a `skipped` one with the reason; either way the run has an empty per-record
+table and the other measures go on. The workflow's measure job (one per dataset x generator x
+seed, workflow/rules/measures.smk) writes each run's summary and records; `synthrisk audit` keeps
+them in memory (`Outcome`). Both run their measures through here."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import time
 import traceback
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +30,10 @@ def upstream_failure(status_path) -> str | None:
     return f"generator {status.get('generator')} failed: {status.get('error')}"
 
 
-def write_empty_run(key: dict, status: str, reason: str, records_path, summary_path, record_columns) -> None:
+def empty_run(key: dict, status: str, reason: str, record_columns) -> tuple[dict, pd.DataFrame]:
+    """The summary and the (empty) per-record table of a run that failed or did not apply."""
     print(f"{status}: {reason}")
-    write_table(pd.DataFrame({c: [] for c in record_columns}), records_path)
-    write_json({**key, "status": status, "error": reason}, summary_path)
+    return {**key, "status": status, "error": reason}, pd.DataFrame({c: [] for c in record_columns})
 
 
 def load_input(paths: dict, seed: int) -> MeasureInput:
@@ -50,39 +51,36 @@ def load_input(paths: dict, seed: int) -> MeasureInput:
         population_size=pq.read_metadata(paths["real"]).num_rows, seed=seed)
 
 
-def run_on_input(measure: Measure, settings, load: Callable[[], MeasureInput], key: dict, unit: str | None,
-                 records_path, summary_path) -> str:
-    """Run `measure` on the input `load()` gives (read inside the failure path, so unreadable
-    input fails this run only) and write its records and summary; returns the status. The
-    workflow loads the split files; `synthrisk audit` passes the frames it already holds."""
+def compute_unit(measure: Measure, settings, load: Callable[[], MeasureInput], key: dict,
+                 unit: str | None) -> tuple[dict, pd.DataFrame]:
+    """Run `measure` on the input `load()` gives (read inside the failure path, so unreadable input
+    fails this run only): its summary (the run's `key`, `status`, `error` and the measure's own
+    keys) and its per-record table, in memory. The workflow loads the split files; `synthrisk
+    audit` passes the frames it already holds."""
     try:
         result = measure.run(load(), settings, unit)
     except NotApplicable as exc:
-        write_empty_run(key, "skipped", str(exc), records_path, summary_path, measure.record_columns)
-        return "skipped"
+        return empty_run(key, "skipped", str(exc), measure.record_columns)
     except Exception as exc:  # noqa: BLE001 - one failing measure never stops the others
         traceback.print_exc()
-        write_empty_run(key, "failed", f"{type(exc).__name__}: {exc}", records_path, summary_path,
-                        measure.record_columns)
-        return "failed"
+        return empty_run(key, "failed", f"{type(exc).__name__}: {exc}", measure.record_columns)
     line = measure.log_line(result)
     if line:
         print(line)
-    write_table(result.records, records_path)
-    write_json({**key, **result.summary, "status": "ok", "error": None}, summary_path)
-    return "ok"
+    return {**key, **result.summary, "status": "ok", "error": None}, result.records
 
 
 @dataclass(frozen=True)
 class UnitRun:
     """One job of a measure on one synthetic dataset: the measure and its settings, its unit (None
-    for a measure without units) and where its per-record table and summary JSON go."""
+    for a measure without units) and, in the workflow, where its per-record table and summary JSON
+    are written (None: the run stays in memory, as in `synthrisk.audit`)."""
 
     measure: Measure
     settings: Any
     unit: str | None
-    records_path: Path
-    summary_path: Path
+    records_path: Path | None = None
+    summary_path: Path | None = None
 
     @property
     def label(self) -> str:
@@ -95,10 +93,15 @@ class UnitRun:
 
 @dataclass(frozen=True)
 class Outcome:
+    """A finished run: its status (ok / skipped / failed) with the reason, its seconds, and what it
+    found: the summary (as its JSON holds it) and the per-record table."""
+
     run: UnitRun
     status: str
     reason: str | None
     seconds: float
+    summary: dict = field(default_factory=dict, repr=False)
+    records: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     @property
     def measure_name(self) -> str:
@@ -109,17 +112,27 @@ class Outcome:
         return self.run.unit
 
 
-def plan_runs(measures: dict, schema, stem: Callable[[Measure], Path]) -> list[UnitRun]:
+def plan_runs(measures: dict, schema, stem: Callable[[Measure], Path] | None = None) -> list[UnitRun]:
     """Every unit of every measure ({name: (measure, settings)}) on one synthetic dataset, in the
     measures' order; `stem(measure)` is the path stem of a measure's outputs (a unit's files are
-    `stem/unit.*`, a measure without units writes `stem.*`)."""
+    `stem/unit.*`, a measure without units writes `stem.*`; None: the runs stay in memory)."""
     runs = []
     for measure, settings in measures.values():
-        base = Path(stem(measure))
         for unit in (measure.units(schema, settings) if measure.has_units else [None]):
-            path = base / unit if unit else base
+            if stem is None:
+                runs.append(UnitRun(measure, settings, unit))
+                continue
+            path = Path(stem(measure)) / unit if unit else Path(stem(measure))
             runs.append(UnitRun(measure, settings, unit, path.with_suffix(".parquet"), path.with_suffix(".json")))
     return runs
+
+
+def write_run(run: UnitRun, summary: dict, records: pd.DataFrame) -> None:
+    """A run's per-record table and summary JSON where the workflow reads them (nothing for a run
+    kept in memory)."""
+    if run.records_path is not None:
+        write_table(records, run.records_path)
+        write_json(summary, run.summary_path)
 
 
 def start_logs(runs: list[UnitRun], log_of: Callable[[UnitRun], Path] | None) -> None:
@@ -154,8 +167,6 @@ def run_units(runs: list[UnitRun], load: Callable[[], MeasureInput], key: dict,
     `log_of(run)` names a file for what it prints; `announce` gets a line as each run starts and ends."""
     from threadpoolctl import threadpool_limits
 
-    from ..io import read_json
-
     loaded: list[MeasureInput] = []
 
     def shared_load() -> MeasureInput:
@@ -169,12 +180,12 @@ def run_units(runs: list[UnitRun], load: Callable[[], MeasureInput], key: dict,
         announce(f"[{index}/{len(runs)}] {run.label} ...")
         start = time.perf_counter()
         with _printing_to_log(run, log_of), threadpool_limits(limits=run.measure.threads):
-            status = run_on_input(run.measure, run.settings, shared_load, run.key(key), run.unit, run.records_path,
-                                  run.summary_path)
+            summary, records = compute_unit(run.measure, run.settings, shared_load, run.key(key), run.unit)
+            write_run(run, summary, records)
         seconds = time.perf_counter() - start
-        reason = read_json(run.summary_path).get("error")
+        status, reason = summary["status"], summary.get("error")
         announce(f"[{index}/{len(runs)}] {run.label}: {status}{f' ({reason})' if reason else ''}, {seconds:.1f} s")
-        outcomes.append(Outcome(run, status, reason, seconds))
+        outcomes.append(Outcome(run, status, reason, seconds, summary, records))
     return outcomes
 
 
@@ -187,9 +198,11 @@ def run_synthetic_dataset(runs: list[UnitRun], paths: dict, key: dict, log_of=No
     if failure:
         announce(f"every measure failed: {failure}")
         start_logs(runs, log_of)
+        outcomes = []
         for run in runs:
             with _printing_to_log(run, log_of):
-                write_empty_run(run.key(key), "failed", failure, run.records_path, run.summary_path,
-                                run.measure.record_columns)
-        return [Outcome(run, "failed", failure, 0.0) for run in runs]
+                summary, records = empty_run(run.key(key), "failed", failure, run.measure.record_columns)
+                write_run(run, summary, records)
+            outcomes.append(Outcome(run, "failed", failure, 0.0, summary, records))
+        return outcomes
     return run_units(runs, lambda: load_input(paths, key["seed"]), key, announce, log_of)

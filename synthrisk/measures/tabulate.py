@@ -5,24 +5,21 @@ beat the reference, and a status that keeps failed and skipped runs visible."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..io import read_json, write_table_formats
 from ..stats.multiple_testing import merged_p_value
 
 PAIR = ["dataset", "generator"]
 
 
-def collect_runs(paths, fields: dict[str, Callable[[dict], object]], keys=("dataset", "generator", "seed"),
-                 rows: Callable[[dict], list[dict]] | None = None) -> pd.DataFrame:
-    """One row per run JSON (or per item of `rows(info)` for a run that holds several attacks):
+def collect_runs(summaries: list[dict], fields: dict[str, Callable[[dict], object]],
+                 keys=("dataset", "generator", "seed"), rows: Callable[[dict], list[dict]] | None = None) -> pd.DataFrame:
+    """One row per run summary (or per item of `rows(info)` for a run that holds several attacks):
     its keys, status and error, and `fields` computed from its summary (ok runs only)."""
     out = []
-    for path in paths:
-        info = read_json(path)
+    for info in summaries:
         base = {k: info[k] for k in keys} | {"status": info["status"], "error": info.get("error")}
         if info["status"] != "ok":
             out.append(base)
@@ -69,10 +66,6 @@ def _status(group: pd.DataFrame) -> str:
     return "ok"
 
 
-def write(table: pd.DataFrame, tables_dir, name: str) -> None:
-    write_table_formats(table, Path(tables_dir) / name, formats=("csv", "md", "tex"))
-
-
 def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: str, value: str,
                   reference, detail: str, tpr_2=np.nan, tpr_3=np.nan, p_value="p_value_merged",
                   effect_scale: float = 1.0) -> pd.DataFrame:
@@ -91,4 +84,4 @@ def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: 
         "n_seeds": table["n_seeds"], "n_seeds_beating": table["n_seeds_beating"],
         "tpr_at_1e-02": column_or_value(tpr_2), "tpr_at_1e-03": column_or_value(tpr_3), "detail": detail,
         "p_value": (table[p_value] if p_value in table else np.nan) if isinstance(p_value, str) else p_value,
-        "effect_scale": effect_scale, "n_identified": 0})
+        "effect_scale": effect_scale, "n_identified": 0, "named_by": ""})

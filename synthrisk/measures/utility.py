@@ -8,8 +8,6 @@ real, ratio) takes its place."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
 from .base import Measure, MeasureResult, NotApplicable
@@ -42,17 +40,14 @@ class Utility(Measure):
     def tables(self) -> list[str]:
         return ["utility", "utility_efficacy"]
 
-    def summarise(self, paths, tables_dir, figures_dir, settings) -> None:
-        from ..io import write_table_formats
-
-        runs, efficacy = _collect(paths)
-        write_table_formats(utility_table(runs), Path(tables_dir) / "utility", formats=("csv", "md", "tex"))
+    def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
+        runs, efficacy = _collect(summaries)
         by_target = (efficacy.groupby(PAIR + ["target", "metric"])[["synthetic", "real", "ratio"]].mean().reset_index()
                      if len(efficacy) else pd.DataFrame(columns=PAIR + ["target", "metric", "synthetic", "real", "ratio"]))
-        write_table_formats(by_target, Path(tables_dir) / "utility_efficacy", formats=("csv", "md", "tex"))
+        return {"utility": utility_table(runs), "utility_efficacy": by_target}
 
-    def summary_columns(self, tables_dir) -> pd.DataFrame | None:
-        utility = pd.read_csv(Path(tables_dir) / "utility.csv")
+    def summary_columns(self, tables) -> pd.DataFrame | None:
+        utility = tables["utility"]
         if utility.empty:
             return None
         picked = {f"{score}_{s}": score + ("" if s == "mean" else "_sd")
@@ -60,13 +55,10 @@ class Utility(Measure):
         return utility[PAIR + list(picked)].rename(columns=picked)
 
 
-def _collect(paths) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(one row per run, one row per run x target x efficacy metric)."""
-    from ..io import read_json
-
+def _collect(summaries: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per run, one row per run x target x efficacy metric) from the runs' summaries."""
     rows, efficacy = [], []
-    for path in paths:
-        info = read_json(path)
+    for info in summaries:
         key = {k: info[k] for k in ("dataset", "generator", "seed")}
         rows.append({**key, **{k: info.get(k) for k in ["status", "error"] + SCORES}})
         efficacy.extend({**key, **row} for row in info.get("efficacy", []))

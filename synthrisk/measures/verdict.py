@@ -240,8 +240,11 @@ def verdict_columns(risks: pd.DataFrame) -> pd.DataFrame | None:
 OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0, "n_identified": 0, "named_by": ""}
 
 
-def collect_evidence(measures, tables_dir) -> pd.DataFrame:
-    parts = [m.evidence(tables_dir) for m in measures.values() if m.risk]
+def collect_evidence(measures, tables) -> pd.DataFrame:
+    """Every risk measure's evidence rows, read from `tables`: a mapping of table name to frame
+    holding the measures' tables (the audit's, in memory; the workflow's table folder,
+    `synthrisk.io.TableFolder`)."""
+    parts = [m.evidence(tables) for m in measures.values() if m.risk]
     parts = [p.assign(**{c: v for c, v in OPTIONAL_EVIDENCE.items() if c not in p})[EVIDENCE_COLUMNS]
              for p in parts if p is not None and len(p)]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=EVIDENCE_COLUMNS)

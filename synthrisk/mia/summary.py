@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 
 from ..figures import save, subplots
-from ..io import read_json, write_table_formats
 from ..stats.multiple_testing import holm_rejects, merged_p_value
 from .metrics import auc_against_chance, naive_f1, relative_f1, tpr_against_chance
 
@@ -30,11 +29,11 @@ GRID_RULE = "fixed: each tau of the grid"
 DESIGN = ["member_share", "member_share_target", "n_aux_members"]
 
 
-def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, list[dict]]:
-    """(one row per run x attack x τ rule, F1 per threshold, raw run JSONs)."""
+def collect(summaries: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame, list[dict]]:
+    """(one row per run x attack x τ rule, F1 per threshold, the runs' summaries) from the runs'
+    summaries (each run's JSON as a dict)."""
     rows, grid, infos = [], [], []
-    for path in paths:
-        info = read_json(path)
+    for info in summaries:
         infos.append(info)
         key = {k: info[k] for k in ("dataset", "generator", "seed")}
         if info["status"] != "ok":
@@ -176,15 +175,19 @@ def plot_f1_grid(grid: pd.DataFrame, dataset: str, path, runs: pd.DataFrame | No
     return save(fig, path)
 
 
-def write_summary(paths, tables_dir, figures_dir) -> None:
-    runs, grid, infos = collect(paths)
-    write_table_formats(summarise(runs), Path(tables_dir) / "mia", formats=("csv", "md", "tex"))
+def tables(summaries: list[dict]) -> dict[str, pd.DataFrame]:
+    """`mia` (per dataset x generator x attack over seeds: `summarise`) and `mia_thresholds` (F1
+    per threshold of the label-free attacks), from the runs' summaries."""
+    runs, grid, _ = collect(summaries)
     columns = ["dataset", "generator", "attack", "tau_rule", "tau", "f1", "member_share"]
-    if len(grid):
-        table = grid.groupby(["dataset", "generator", "attack", "tau_rule", "tau"])[["f1", "member_share"]].mean()
-        write_table_formats(table.reset_index()[columns], Path(tables_dir) / "mia_thresholds")
-    else:
-        write_table_formats(pd.DataFrame(columns=columns), Path(tables_dir) / "mia_thresholds")
+    thresholds = (grid.groupby(["dataset", "generator", "attack", "tau_rule", "tau"])[["f1", "member_share"]].mean()
+                  .reset_index()[columns] if len(grid) else pd.DataFrame(columns=columns))
+    return {"mia": summarise(runs), "mia_thresholds": thresholds}
+
+
+def draw(summaries: list[dict], figures_dir) -> None:
+    """Per dataset, the ROC curves and the F1 grid over thresholds."""
+    runs, grid, infos = collect(summaries)
     for dataset in sorted({i["dataset"] for i in infos}):
         plot_roc(infos, dataset, Path(figures_dir) / f"mia_roc_{dataset}.png")
         plot_f1_grid(grid, dataset, Path(figures_dir) / f"mia_f1_{dataset}.png", runs)

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from ..figures import save, subplots
-from ..io import read_json, write_table_formats
 from ..stats.multiple_testing import holm_rejects, merged_p_value
 from .attackers import CALIBRATED, base_attacker
 from .core import ALPHA
@@ -32,11 +31,10 @@ def mean_spread(frame: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
     out = grouped.agg(mean="mean", sd="std", min="min", max="max", n_seeds="count").reset_index()
     return out.rename(columns={c: f"{value}_{c}" for c in ("mean", "sd", "min", "max")})
 
-def collect(paths) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(runs, curves, attribution) from the per-run JSON files."""
+def collect(summaries: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(runs, curves, attribution) from the runs' summaries (each run's JSON as a dict)."""
     runs, curves, attribution = [], [], []
-    for path in paths:
-        info = read_json(path)
+    for info in summaries:
         key = {k: info[k] for k in KEYS + ["seed"]}
         runs.append({**key, "status": info["status"], "error": info.get("error"),
                      "rapid": info.get("rapid"), "ci_low": info.get("ci_low"),
@@ -283,16 +281,21 @@ def top_subgroups(attribution: pd.DataFrame, n: int = 5) -> pd.DataFrame:
             .sort_values(KEYS + ["rapid"], ascending=[True] * len(KEYS) + [False]).reset_index(drop=True))
 
 
-def write_summary(paths, tables_dir, figures_dir, figure_attacker: str) -> dict[str, Path]:
-    runs, curves, attribution = collect(paths)
+def tables(summaries: list[dict]) -> dict[str, pd.DataFrame]:
+    """`rapid` and `rapid_max` (`summarise`), the top subgroups (`rapid_attribution`) and the mean
+    curves (`rapid_curves`), from the runs' summaries."""
+    runs, curves, attribution = collect(summaries)
     table, rapid_max = summarise(runs)
-    tables_dir, figures_dir = Path(tables_dir), Path(figures_dir)
-    write_table_formats(table, tables_dir / "rapid", formats=("csv", "md", "tex"))
-    write_table_formats(rapid_max, tables_dir / "rapid_max", formats=("csv", "md", "tex"))
-    write_table_formats(top_subgroups(attribution), tables_dir / "rapid_attribution")
     curve_table = (curves.groupby(KEYS + ["threshold"])["rapid"].agg(["mean", "std"]).reset_index()
                    if len(curves) else curves)
-    write_table_formats(curve_table, tables_dir / "rapid_curves")
+    return {"rapid": table, "rapid_max": rapid_max, "rapid_attribution": top_subgroups(attribution),
+            "rapid_curves": curve_table}
+
+
+def draw(summaries: list[dict], rapid_max: pd.DataFrame, figures_dir, figure_attacker: str) -> dict[str, Path]:
+    """Per dataset, RAPID_max, the curves and the attribution of `figure_attacker`."""
+    runs, curves, attribution = collect(summaries)
+    figures_dir = Path(figures_dir)
     written = {}
     for dataset in sorted(runs["dataset"].unique()):
         written[f"max_{dataset}"] = plot_rapid_max(rapid_max, dataset, figures_dir / f"rapid_max_{dataset}.png")

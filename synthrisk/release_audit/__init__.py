@@ -10,7 +10,6 @@ On DataFrames, without a folder, use `synthrisk.audit` (`synthrisk.api`).
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
@@ -19,23 +18,23 @@ import yaml
 from ..measures.policy import Policy, as_policy
 from ..outputs import AuditFolder
 from .inputs import AuditInput, read_inputs
+from .result import Audit
 from .run import audit_measures, progress, run_measures, summarise
 
-__all__ = ["AuditInput", "audit", "compute", "read_inputs", "write_audit"]
+__all__ = ["Audit", "AuditInput", "audit", "compute", "read_inputs", "write_audit"]
 
 #: the files the audit writes into its output folder
 HTML, JSON, SCHEMA, TABLES = "audit.html", "audit.json", "schema.yaml", "tables"
-#: the measures' tables as the audit publishes them: CSV (the LaTeX and Markdown copies are the workflow's)
-PUBLISHED_TABLES = shutil.ignore_patterns("*.tex", "*.md")
 
 
-def compute(data: AuditInput, work: Path, bar: bool | None = None, policy: Policy | None = None,
-            say=None) -> dict:
-    """Every measure on checked input, in the scratch folder `work`: the measures' runs and tables
-    (`work/tables`), the figures and the page (`work/audit.html`). Returns the audit's JSON. Shared by
-    the command (`write_audit`) and the Python API (`synthrisk.audit`). `say`: where the step lines go
-    (default: stderr, `run.progress`)."""
+def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = None, say=None) -> Audit:
+    """Every measure on checked input, in memory: the measures' runs, tables and verdicts, the
+    figures and the page. Shared by the command (`write_audit`) and the Python API
+    (`synthrisk.audit`); nothing is written. `say`: where the step lines go (default: stderr,
+    `run.progress`)."""
+    from ..figures import rendered
     from . import page, report
+    from .run import draw
 
     say = say or progress
     start = time.perf_counter()
@@ -43,34 +42,33 @@ def compute(data: AuditInput, work: Path, bar: bool | None = None, policy: Polic
     measures = audit_measures(policy)
     for note in data.notes:
         say(f"note: {note}")
-    runs = run_measures(data, work, measures, bar, say)
+    runs = run_measures(data, measures, bar, say)
     say("summarising")
-    evidence, risks = summarise(runs, measures, work, policy)
-    write_input_table(data, work / "tables" / INPUT_TABLE)
-    page.write_figures(evidence, work / "figures")
-    result = report.build(data, runs, measures, evidence, risks, work, time.perf_counter() - start, policy)
-    page.render(result, work / "figures", work / HTML)
-    return result
+    tables, evidence, risks = summarise(runs, measures, policy)
+    tables[INPUT_TABLE] = input_table(data)
+    with rendered() as figures:
+        draw(runs, measures, tables, Path("figures"))
+        page.draw_evidence(evidence, Path("figures"))
+    result = report.build(data, runs, measures, tables, evidence, risks, time.perf_counter() - start, policy)
+    return Audit(report=result, html=page.render(result, figures), tables=tables, schema=data.schema)
 
 
 #: the table of what the typing pass normalised and which unknown levels it found, beside the measures'
-INPUT_TABLE = "inputs.csv"
+INPUT_TABLE = "inputs"
 INPUT_COLUMNS = ["file", "path", "column", "check", "count", "share", "levels"]
 
 
-def write_input_table(data: AuditInput, path: Path) -> None:
+def input_table(data: AuditInput):
     """One row per file, column and normalisation (`check`: the change made), and per column with
     levels its reference records never have (`check`: unknown levels, with their share)."""
     import pandas as pd
-
-    from ..io import write_table
 
     rows = [{"file": e["file"], "path": e["path"], "column": e["column"], "check": e["change"], "count": e["count"]}
             for e in data.normalised]
     rows += [{"file": e["file"], "path": e["path"], "column": e["column"], "check": "unknown levels",
               "count": e["count"], "share": e["share"], "levels": " | ".join(e["levels"][:20])}
              for e in data.unknown_levels]
-    write_table(pd.DataFrame(rows, columns=INPUT_COLUMNS), path)
+    return pd.DataFrame(rows, columns=INPUT_COLUMNS)
 
 
 def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = None, bar: bool | None = None,
@@ -94,11 +92,13 @@ def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = 
         names.append(SCHEMA)
         progress(f"schema inferred from {data.files['train']}: it will be written to {Path(out) / SCHEMA} (edit it "
                  "and rerun with --schema)")
-    work = staging / "work"
-    result = compute(data, work, bar, policy)
+    found = compute(data, bar, policy)
+    result = found.report
     write_json(result, staging / JSON)
-    shutil.move(work / HTML, staging / HTML)
-    shutil.copytree(work / "tables", staging / TABLES, ignore=PUBLISHED_TABLES)
+    (staging / HTML).write_text(found.html)
+    (staging / TABLES).mkdir()
+    for name, table in found.tables.items():
+        table.to_csv(staging / TABLES / f"{name}.csv", index=False)
     folder.publish(names, {"command": "audit", "inputs": result["inputs"], "seconds": result["seconds"]})
     progress(f"done in {result['seconds']:.0f} s: {Path(out) / HTML}, {Path(out) / JSON}")
     return result

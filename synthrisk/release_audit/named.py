@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..io import read_table
 from ..measures.runner import Outcome
 
 #: the per-person columns of a named member (the naming attack's score and p-value)
@@ -36,7 +35,7 @@ def run_of(row: dict, measure, runs: list[Outcome]) -> Outcome | None:
 
 def records_of(row: dict, measure, runs: list[Outcome]) -> pd.DataFrame:
     run = run_of(row, measure, runs)
-    return read_table(run.run.records_path) if run else pd.DataFrame()
+    return run.records if run else pd.DataFrame()
 
 
 def _names_itself(row: dict) -> bool:

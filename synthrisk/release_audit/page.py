@@ -36,8 +36,8 @@ FIGURES = [
 ]
 
 
-def write_figures(evidence: pd.DataFrame, figures: Path) -> None:
-    """The evidence figure (the measures' summaries drew theirs already)."""
+def draw_evidence(evidence: pd.DataFrame, figures: Path) -> None:
+    """The evidence figure (the measures draw theirs: `run.draw`)."""
     if len(evidence):
         plot_evidence(evidence, {RELEASE: {}}, DATASET, figures / f"risk_evidence_{DATASET}.png")
 
@@ -67,13 +67,14 @@ def _risk_rows(risks: list[dict]) -> pd.DataFrame:
                                        "reference", "ci_low", "ci_high"])
 
 
-def render(report: dict, figures: Path, out: Path) -> Path:
+def render(report: dict, figures: dict[str, bytes]) -> str:
+    """The page: the audit's JSON and the figures (file stem -> PNG bytes, `synthrisk.figures.rendered`)."""
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("synthrisk.report", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
-    shown = [{"name": stem, "title": title, "caption": caption, "src": data_uri(figures / f"{stem}.png")}
-             for stem, title, caption in FIGURES if (figures / f"{stem}.png").exists()]
+    shown = [{"name": stem, "title": title, "caption": caption, "src": data_uri(figures[stem])}
+             for stem, title, caption in FIGURES if stem in figures]
     utility = report["utility"]
     utility_run = next(m for m in report["measures"] if m["measure"] == "utility")
     page = env.get_template("audit.html.j2").render(
@@ -90,5 +91,4 @@ def render(report: dict, figures: Path, out: Path) -> Path:
         schema_yaml=yaml.safe_dump(report["schema"], sort_keys=False),
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )
-    out.write_text(page)
-    return out
+    return page

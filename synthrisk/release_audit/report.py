@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from pathlib import Path
 
 import pandas as pd
 
-from ..io import finite_or_null, read_json
+from ..io import finite_or_null
 from ..measures import calibrated_power
 from ..measures.base import RISKS
 from ..measures.policy import LEVELS, SCALES, Policy
@@ -107,7 +106,7 @@ def measure_entries(runs: list[Outcome], measures: dict, evidence: pd.DataFrame,
             mine = risk_table(evidence[evidence["measure"] == name], policy)
             verdict = mine["verdict"].iloc[0] if len(mine) else None
         # What a size cap changed (a seeded sample of a large file; the interval is the sample's).
-        notes = [read_json(r.run.summary_path).get("subsample_note") for r in own if r.status == "ok"]
+        notes = [r.summary.get("subsample_note") for r in own if r.status == "ok"]
         entries.append({
             "measure": name, "title": measure.title, "risk": measure.risk, "status": status,
             "subsample_note": "; ".join(dict.fromkeys(n for n in notes if n)) or None,
@@ -120,16 +119,15 @@ def measure_entries(runs: list[Outcome], measures: dict, evidence: pd.DataFrame,
     return entries
 
 
-def utility_entry(tables: Path) -> dict | None:
+def utility_entry(tables: dict[str, pd.DataFrame]) -> dict | None:
     """The utility scores (means of the one run) and the efficacy per target, or None."""
-    path = tables / "utility.csv"
-    if not path.exists():
+    if "utility" not in tables:
         return None
-    table = pd.read_csv(path)
+    table = tables["utility"]
     if table.empty or pd.isna(table.get("quality_mean", pd.Series([float("nan")])).iloc[0]):
         return None
     scores = {c[: -len("_mean")]: _clean(table[c].iloc[0]) for c in table if c.endswith("_mean")}
-    efficacy = pd.read_csv(tables / "utility_efficacy.csv")
+    efficacy = tables["utility_efficacy"]
     efficacy = efficacy.drop(columns=[c for c in ("dataset", "generator") if c in efficacy])
     ratio = scores.get("efficacy_ratio")
     sentence = (f"Quality {scores['quality']:.2f} (SDMetrics: 1 = the release's columns and pairs of columns are "
@@ -158,8 +156,8 @@ def release_entry(entries: list[dict], policy: Policy, n_train: int) -> dict:
             "calibration": calibrated_power.release_statement(n_train, policy)}
 
 
-def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, risks: pd.DataFrame, work: Path,
-          seconds: float, policy: Policy | None = None) -> dict:
+def build(data, runs: list[Outcome], measures: dict, tables: dict[str, pd.DataFrame], evidence: pd.DataFrame,
+          risks: pd.DataFrame, seconds: float, policy: Policy | None = None) -> dict:
     from ..versions import library_versions
 
     files = {k: (str(v) if v else None) for k, v in data.files.items()}
@@ -176,7 +174,7 @@ def build(data, runs: list[Outcome], measures: dict, evidence: pd.DataFrame, ris
         "policy": {**(policy or Policy()).to_dict(), "statement": (policy or Policy()).statement()},
         "risks": entries,
         "release": release_entry(entries, policy or Policy(), len(data.members)),
-        "utility": utility_entry(work / "tables"),
+        "utility": utility_entry(tables),
         "measures": measure_entries(runs, measures, evidence, policy),
         "evidence": _row(evidence.drop(columns=["dataset", "generator"])),
         "seconds": round(seconds, 1),

@@ -1,9 +1,9 @@
 """Every built-in measure on one release, through the measure interface the workflow uses: each
-run goes through the shared failure path (`run_on_input`: not applicable -> skipped with the
-reason, an exception -> failed with the error, the others go on), each measure's own `summarise`
+run goes through the shared failure path (`compute_unit`: not applicable -> skipped with the
+reason, an exception -> failed with the error, the others go on), each measure's own `tabulate`
 turns its runs into tables, and `synthrisk.measures.verdict` reads every attack against its
-reference. With one release and one seed an attack beats its reference when its own test says so
-on this release."""
+reference; all of it in memory. With one release and one seed an attack beats its reference when
+its own test says so on this release."""
 
 from __future__ import annotations
 
@@ -66,30 +66,47 @@ def measure_input(data: AuditInput, seed: int = SEED) -> MeasureInput:
         seed=seed)
 
 
-def run_measures(data: AuditInput, work: Path, measures: dict, bar: bool | None = None, say=progress,
+def run_measures(data: AuditInput, measures: dict, bar: bool | None = None, say=progress,
                  seed: int = SEED) -> list[Outcome]:
-    """Every unit of every measure on the release; per-run JSON and records under `work`. `bar`: a
-    progress bar on stderr (None: when stderr is a terminal), else a line per step to `say`. `seed`:
-    of every random draw (the audit's is `SEED`; the measure functions take the caller's)."""
-    from .progress import StepProgress
+    """Every unit of every measure on the release, each run's summary and records kept in memory
+    (`Outcome`). `bar`: a progress bar on stderr (None: when stderr is a terminal), else a line per
+    step to `say`. `seed`: of every random draw (the audit's is `SEED`; the measure functions take
+    the caller's)."""
+    from .progress_bar import StepProgress
 
-    plan = plan_runs(measures, data.schema, lambda measure: work / "runs" / measure.name)
+    plan = plan_runs(measures, data.schema)
     inputs = measure_input(data, seed)
     with StepProgress(len(plan), say, enabled=bar) as steps:
         return run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": seed},
                          announce=steps.announce)
 
 
-def summarise(runs: list[Outcome], measures: dict, work: Path, policy=None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Each measure's tables (its own `summarise`), then (evidence, risk table); the members the
-    per-person evidence names count under every risk whose attack got them right (`named`)."""
+def tabulate(runs: list[Outcome], measures: dict) -> dict[str, pd.DataFrame]:
+    """Every measure's tables (its own `tabulate` of its runs' summaries), one mapping of table name
+    to frame (the measures' table names are distinct)."""
+    tables: dict[str, pd.DataFrame] = {}
+    for name, (measure, settings) in measures.items():
+        summaries = [r.summary for r in runs if r.measure_name == name]
+        if summaries:
+            tables.update(measure.tabulate(summaries, settings))
+    return tables
+
+
+def summarise(runs: list[Outcome], measures: dict, policy=None) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+    """(the measures' tables, evidence, risk table); the members the per-person evidence names count
+    under every risk whose attack got them right (`named`)."""
     from .named import with_named
 
-    tables, figures = work / "tables", work / "figures"
-    for name, (measure, settings) in measures.items():
-        paths = [str(r.run.summary_path) for r in runs if r.measure_name == name]
-        if paths:
-            measure.summarise(paths, tables, figures, settings)
+    tables = tabulate(runs, measures)
     summarised = {name: m for name, (m, _) in measures.items() if any(r.measure_name == name for r in runs)}
     evidence = with_named(collect_evidence(summarised, tables), runs, measures)
-    return evidence, risk_table(evidence, policy)
+    return tables, evidence, risk_table(evidence, policy)
+
+
+def draw(runs: list[Outcome], measures: dict, tables: dict, figures: Path) -> None:
+    """Every measure's figures (its own `draw`) under `figures` (`synthrisk.figures.rendered` keeps
+    them in memory)."""
+    for name, (measure, settings) in measures.items():
+        summaries = [r.summary for r in runs if r.measure_name == name]
+        if summaries:
+            measure.draw(summaries, tables, figures, settings)

@@ -38,8 +38,10 @@ SUMMARY_HEAD = {"dataset": "dataset", "generator": "generator", "epsilon": "ε",
 SUMMARY_TAIL = {"fit_seconds": "fit s"}
 
 
-def data_uri(path: Path) -> str:
-    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+def data_uri(image: Path | bytes) -> str:
+    """A PNG (a file, or its bytes) as a data URI, for a page that carries its figures inline."""
+    data = image if isinstance(image, bytes) else image.read_bytes()
+    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 
 def rst_to_html(text: str) -> str:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..figures import save, subplots
-from ..io import read_json, write_table_formats
+from ..io import TableFolder, read_json, write_table_formats
 from ..measures.verdict import collect_evidence, risk_table, verdict_columns
 from ..stats.noise import is_broken
 
@@ -62,7 +62,7 @@ def summary_table(measures: dict, tables_dir, generators: pd.DataFrame, specs: d
     table["backend"] = table["generator"].map(lambda g: specs[g]["backend"])
     table["epsilon"] = table["generator"].map(lambda g: dp_epsilon(specs[g]))
     for measure in measures.values():
-        part = measure.summary_columns(tables_dir)
+        part = measure.summary_columns(TableFolder(tables_dir))
         if part is not None and len(part):
             table = table.merge(part, on=PAIR, how="left")
     verdicts = verdict_columns(pd.read_csv(Path(tables_dir) / "risk.csv"))
@@ -145,7 +145,7 @@ def write_summary(measures: dict, status_paths, specs: dict, tables_dir, figures
     """risk.csv (one verdict per dataset x generator x risk), summary.csv, the risk-utility and
     the evidence figures, from the tables the measures' summaries wrote to `tables_dir`."""
     tables_dir = Path(tables_dir)
-    evidence = collect_evidence(measures, tables_dir)
+    evidence = collect_evidence(measures, TableFolder(tables_dir))
     write_table_formats(risk_table(evidence, policy), tables_dir / "risk", formats=("csv", "md", "tex"))
     summary = summary_table(measures, tables_dir, generator_runs(status_paths), specs)
     write_table_formats(summary, tables_dir / "summary", formats=("csv", "md", "tex"))

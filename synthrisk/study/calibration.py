@@ -198,11 +198,9 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
         import contextlib
         import io
 
-        from ..figures import discarded
-
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), discarded():
-            runs = audit_run.run_measures(data, folder / "work", chosen, bar=False)
-            evidence, risks = audit_run.summarise(runs, chosen, folder / "work", policy)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            runs = audit_run.run_measures(data, chosen, bar=False)
+            _, evidence, risks = audit_run.summarise(runs, chosen, policy)
         return risks, decisions(evidence, policy), data
 
 

@@ -58,7 +58,7 @@ def evidence(measure: str, risk: str, attack: str, value: float, reference: floa
     row = {"dataset": "audit", "generator": "release", "risk": risk, "measure": measure, "attack": attack,
            "metric": "echo rate", "value": value, "reference": reference, "ci_low": value - 1.96 * se,
            "ci_high": value + 1.96 * se, "n_seeds": 1, "n_seeds_beating": 1, "tpr_at_1e-02": np.nan,
-           "tpr_at_1e-03": np.nan, "detail": "", "p_value": p, "effect_scale": 1.0, "n_identified": 0}
+           "tpr_at_1e-03": np.nan, "detail": "", "p_value": p, "effect_scale": 1.0, "n_identified": 0, "named_by": ""}
     return pd.DataFrame([row])[EVIDENCE_COLUMNS]
 
 
@@ -76,9 +76,8 @@ def members() -> tuple[pd.DataFrame, DatasetSchema]:
 
 
 def outcome(measure: Measure, unit: str, records: pd.DataFrame, tmp_path) -> Outcome:
-    path = tmp_path / f"{measure.name}-{unit}.csv"
-    records.to_csv(path, index=False)
-    return Outcome(UnitRun(measure, None, unit, path, tmp_path / f"{measure.name}-{unit}.json"), "ok", None, 0.1)
+    """A finished run held in memory, as the audit holds its runs."""
+    return Outcome(UnitRun(measure, None, unit), "ok", None, 0.1, {"status": "ok", "error": None}, records)
 
 
 def test_a_plugin_measures_own_hooks_reach_the_audit_risk_entry(members, tmp_path):

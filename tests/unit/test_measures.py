@@ -180,6 +180,7 @@ def test_evidence_rows_read_named_columns_and_numbers():
 def test_control_set_measures_run_summarise_and_give_evidence(tmp_path):
     """singling_out, linkability and inference (the tiny workflow run leaves them out for time):
     run through the shared runner on identity data, then summary table and verdict rows."""
+    from synthrisk.io import TableFolder
     from synthrisk.measures import measure
     from synthrisk.measures.verdict import risk_table
 
@@ -196,8 +197,9 @@ def test_control_set_measures_run_summarise_and_give_evidence(tmp_path):
             assert _run_one(m, settings, paths, key, f"{out}.parquet", f"{out}.json") == "ok"
             runs.append(f"{out}.json")
         m.summarise(runs, tables, tmp_path, settings)
-        assert (tables / f"{name}.csv").exists() and m.summary_columns(tables) is not None
-        evidence.append(m.evidence(tables))
+        written = TableFolder(tables)
+        assert (tables / f"{name}.csv").exists() and m.summary_columns(written) is not None
+        evidence.append(m.evidence(written))
     risks = risk_table(pd.concat(evidence, ignore_index=True)).set_index("risk")
     # the synthetic data are the members themselves: every control-set attack beats its control
     assert risks.loc["singling_out", "verdict"].startswith("at risk")

@@ -316,7 +316,8 @@ def test_without_aux_method1_has_no_label_free_tau(with_ids, sim_schema):
 
 def test_tables_name_every_tau_rule(tmp_path, with_ids, sim_schema):
     from synthrisk.io import write_json
-    from synthrisk.mia.summary import best_f1, collect, summarise, write_summary
+    from synthrisk.measures import builtin_measures
+    from synthrisk.mia.summary import best_f1, collect, summarise
 
     paths = []
     for seed in (0, 1):
@@ -330,7 +331,7 @@ def test_tables_name_every_tau_rule(tmp_path, with_ids, sim_schema):
     assert json_out["baseline"]["tau_rule"].startswith("label-free:")
     assert json_out["baseline_oracle_tau"]["tau_rule"].startswith("oracle")
     assert json_out["realistic_oracle_tau"]["tau_rule"].startswith("oracle")
-    runs, grid, _ = collect(paths)
+    runs, grid, _ = collect([json.loads(p.read_text()) for p in paths])
     table = summarise(runs).set_index("attack")
     assert set(table.index) == {"kde_true", "kde_realistic", "kde_realistic_oracle_tau", "method1",
                                 "method1_oracle_tau"}
@@ -345,7 +346,8 @@ def test_tables_name_every_tau_rule(tmp_path, with_ids, sim_schema):
                    "mia_f1_gain_oracle_tau_kde_realistic", "mia_f1_gain_label_free_tau_kde_realistic"):
         assert column in summary and summary[column].notna().all(), column
     assert not [c for c in summary if "best" in c]
-    write_summary(paths, tmp_path / "tables", tmp_path / "figures")
+    mia = builtin_measures()["mia"]
+    mia.summarise([str(p) for p in paths], tmp_path / "tables", tmp_path / "figures", mia.settings(None))
     thresholds = pd.read_csv(tmp_path / "tables/mia_thresholds.csv")
     assert {"tau_rule", "member_share"} <= set(thresholds) and (tmp_path / "figures/mia_f1_sim.png").exists()
 

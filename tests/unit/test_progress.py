@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from synthrisk.release_audit.progress import StepProgress
+from synthrisk.release_audit.progress_bar import StepProgress
 
 
 def steps(progress: StepProgress, n: int) -> None:
@@ -34,7 +34,7 @@ def test_a_forced_bar_counts_steps_and_estimates_the_time_left(capsys):
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_the_bar_is_drawn_in_a_real_terminal(tmp_path):
     script = tmp_path / "demo.py"
-    script.write_text("import time\nfrom synthrisk.release_audit.progress import StepProgress\n"
+    script.write_text("import time\nfrom synthrisk.release_audit.progress_bar import StepProgress\n"
                       "with StepProgress(3, print) as p:\n"
                       "    for i in range(3):\n"
                       "        p.announce(f'[{i+1}/3] m{i} ...'); time.sleep(0.4); p.announce(f'[{i+1}/3] m{i}: ok')\n")

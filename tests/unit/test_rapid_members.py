@@ -165,10 +165,9 @@ def test_summary_and_evidence_rest_on_the_member_excess(releases, population, si
     assert verdicts.loc["identity", "member_verdict"] == MEMBER_EXCESS
     assert verdicts.loc["no_holdout", "member_verdict"] == NO_HOLDOUT
 
-    table.to_csv(tmp_path / "rapid.csv", index=False)
-    rapid_max.to_csv(tmp_path / "rapid_max.csv", index=False)
     m = measure("rapid")
-    evidence = m.evidence(tmp_path)
+    tables = {"rapid": table, "rapid_max": rapid_max}
+    evidence = m.evidence(tables)
     assert list(evidence.columns) == EVIDENCE_COLUMNS
     rows = evidence.set_index(["generator", "attack"])
     member = rows.loc[("population", "rf -> y_cat")]
@@ -194,7 +193,7 @@ def test_summary_and_evidence_rest_on_the_member_excess(releases, population, si
     assert not risks.loc["population", "verdict"].startswith("at risk")  # the "at risk" is gone
     assert risks.loc["identity", "verdict"].startswith("at risk")
     assert risks.loc["no_holdout", "verdict"].startswith("at risk")  # fallback: RAPID against chance
-    summary = m.summary_columns(tmp_path).set_index("generator")
+    summary = m.summary_columns(tables).set_index("generator")
     assert summary.loc["population", "rapid_verdict"].startswith("y_cat: beats chance")
     assert summary.loc["population", "rapid_member_verdict"] == f"y_cat: {NO_MEMBER_EXCESS}"
     assert summary.loc["identity", "rapid_member_excess"] > 0.2 and np.isnan(summary.loc["no_holdout",
