@@ -3,6 +3,8 @@ same checks, measures and verdicts as `synthrisk audit` (the measures with the c
 cheaper settings, as in test_audit.py), and nothing written until the user asks."""
 
 import json
+import os
+import sys
 
 import pytest
 
@@ -74,3 +76,38 @@ def test_inferred_schema_of_a_dataframe_says_it_cannot_be_loaded(frames):
     assert schema.source == {"frame": "the DataFrame given"}
     with pytest.raises(SchemaError, match="was a DataFrame given in Python"):
         load_raw(schema)
+
+
+_WRITES: list[tuple[str, str]] = []
+_WATCHING = [False]
+
+
+def _watch(event: str, args) -> None:
+    """An audit hook (sys.addaudithook): every file opened for writing and every folder or temporary
+    file made while `_WATCHING` is on (Python's own byte-code and library caches aside)."""
+    if not _WATCHING[0]:
+        return
+    if event == "open" and args[0] is not None:
+        mode, flags = args[1], args[2]
+        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            not isinstance(mode, str) and isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
+        if writing:
+            _WRITES.append((event, str(args[0])))
+    elif event in ("os.mkdir", "tempfile.mkdtemp", "tempfile.mkstemp", "shutil.copytree", "shutil.move"):
+        _WRITES.append((event, str(args[0])))
+
+
+def test_the_audit_writes_nothing_while_it_computes(frames, cheap_audit):
+    """Issue #43: `synthrisk.audit` computes in memory: no scratch folder, no file, until the user
+    asks for the page or the JSON."""
+    train, holdout, copies = frames
+    sys.addaudithook(_watch)
+    _WRITES.clear()
+    _WATCHING[0] = True
+    try:
+        found = synthrisk.audit(train.iloc[:200], copies.iloc[:200], holdout.iloc[:200], sensitive="income")
+    finally:
+        _WATCHING[0] = False
+    cache = ("__pycache__", f"{os.sep}.cache{os.sep}", "matplotlib", "numba")
+    assert [w for w in _WRITES if not any(c in w[1] for c in cache)] == []
+    assert found.html.startswith("<!DOCTYPE html>") and "dcr" in found.tables
