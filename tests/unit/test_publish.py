@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 
 import synthrisk
 from synthrisk import outputs
-from synthrisk.api import _write
 from synthrisk.cli import main
 from synthrisk.errors import DataError
 from synthrisk.outputs import AUDIT_COMPLETE, MANIFEST, STAGING_PREFIX, AuditFolder
+from synthrisk.release_audit.result import _write
 
 HTML, JSON, SCHEMA, TABLES = "audit.html", "audit.json", "schema.yaml", "tables"
 
