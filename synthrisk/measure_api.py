@@ -1,27 +1,25 @@
 """One measure at a time, with one signature and one result type.
 
     import synthrisk
-    found = synthrisk.dcr(train, synthetic, holdout, sensitive="income")
+    found = synthrisk.measure("dcr", train, synthetic, holdout, sensitive="income")
     found.verdict, found.value, found.reference, found.ci_low, found.ci_high, found.p_value
     found.records                     # the per-record table
     found.evidence                    # every attack of the measure against its reference
 
-Every function takes the training records, the synthetic release and the holdout, in that order
-(the only positional arguments), then keywords, and returns a `Measurement`. Each runs one measure
+`measure` takes the measure's name (any registered measure: `synthrisk.measures.builtin_measures()`,
+or a plug-in's), then the training records, the synthetic release and the holdout, in that order
+(the only positional arguments), then keywords, and returns a `Measurement`. It runs one measure
 exactly as `synthrisk.audit` runs it: the inputs read and checked where they enter
 (`synthrisk.release_audit.inputs.read_inputs`: DataFrames or files, a schema inferred when none is
 given), the measure's units through the shared runner (`synthrisk.measures.runner`) in memory, the
-measure's own `tabulate` and `evidence`, and the verdict
-read by `synthrisk.measures.verdict.risk_table` against a `Policy`. Settings default to the audit's
+measure's own `tabulate` and `evidence`, and the verdict read by
+`synthrisk.measures.verdict.risk_table` against a `Policy`. Settings default to the audit's
 (`synthrisk.release_audit.run.AUDIT_SETTINGS`, else the measure's own `Settings`); keywords beyond
-the common ones are the measure's settings, and an unknown one is refused by name.
+the common ones are the measure's settings (the fields of its `Settings`, as the configuration
+reference lists them), and an unknown one is refused by name.
 
 The verdict here reads the measure's own attacks (Holm over them); the audit reads every measure of
 a risk together, so a risk's level in `synthrisk.audit` may differ from one measure's.
-
-`synthrisk.dcr`, `mia`, `domias`, `rapid` and `utility` are also the subpackages of the underlying
-methods (`synthrisk.dcr.dcr` has its own signature): those subpackages forward a call to the
-function of the same name here (`synthrisk._measure_modules`).
 """
 
 from __future__ import annotations
@@ -38,8 +36,7 @@ from .errors import ConfigError
 from .measures import EVIDENCE_COLUMNS, Measure
 from .measures.policy import as_policy
 
-__all__ = ["Measurement", "dcr", "domias", "inference", "linkability", "measure", "mia", "rapid", "singling_out",
-           "utility"]
+__all__ = ["Measurement", "measure"]
 
 #: the summary keys the runner adds for the workflow's tables; a lone release has no dataset or generator
 _RUN_KEYS = ("dataset", "generator")
@@ -188,8 +185,7 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
             read_options: dict | None = None, **settings) -> Measurement:
     """Run one measure on a release, as the audit runs it, and read its verdict.
 
-    The named functions (`dcr`, `mia`, `domias`, `rapid`, `singling_out`, `linkability`,
-    `inference`, `utility`) call this one; it runs a plug-in measure too.
+    Every registered measure runs through this one function, a plug-in's too.
 
     Parameters
     ----------
@@ -282,316 +278,3 @@ def _measurement(chosen: Measure, evidence: pd.DataFrame, risks: pd.DataFrame, r
     return Measurement(**common, attack=row["attack"], metric=row["metric"], value=_number(row["value"]),
                        reference=_number(row["reference"]), ci_low=_number(row["ci_low"]), ci_high=_number(row["ci_high"]),
                        p_value=_number(row["p_value"]), verdict=row["level"], statement=row["verdict"], evidence=evidence)
-
-
-# --- one function per built-in measure ---------------------------------------------------------------
-
-
-def dcr(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
-        read_options: dict | None = None, **settings) -> Measurement:
-    """Distance to closest record: are synthetic records closer to members than to holdout records?
-
-    The value is the share of synthetic records whose nearest real record (Gower distance) is a
-    member rather than a holdout record, compared on equally many of each; the reference is 0.5. The
-    p-value is a permutation test of the member/holdout labels. Records: one row per synthetic
-    record scored (its nearest member and holdout record ids and distances).
-
-    Parameters
-    ----------
-    train : DataFrame or path
-        The records the generator was trained on (the members).
-    synthetic : DataFrame or path
-        The synthetic release.
-    holdout : DataFrame or path
-        Records of the population the generator never saw (needed).
-    schema : DatasetSchema, dict or path, optional
-        Column types and roles (default: inferred from `train`).
-    sensitive : str or list of str, optional
-        The sensitive column(s); needed without `schema`.
-    policy : Policy, dict or path, optional
-        The release policy the verdict is read against (default: `Policy()`).
-    seed : int
-        The seed of every random draw (default 0).
-    read_options : dict, optional
-        Reader options of text files (`synthrisk.io.ReadOptions`).
-    **settings
-        `permutations` (999), `max_synthetic` (100,000 synthetic records searched), `alpha`.
-
-    Returns
-    -------
-    Measurement
-        Risk `membership`.
-    """
-    return measure("dcr", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy, seed=seed,
-                   read_options=read_options, **settings)
-
-
-def mia(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, aux=None, seed: int = 0,
-        read_options: dict | None = None, **settings) -> Measurement:
-    """Membership inference: KDE attacks and the nearest-synthetic-distance score, read as AUCs.
-
-    The attack set mixes members and holdout records at El Emam et al.'s member share; each attack's
-    AUC is read against 0.5 (Mann-Whitney test, Hanley-McNeil interval). The true-distribution KDE
-    attack is an oracle's bound and is never evidence. Records: one row per attacked record
-    (`member`, the distance and the attacks' scores).
-
-    Parameters
-    ----------
-    train : DataFrame or path
-        The records the generator was trained on (the members).
-    synthetic : DataFrame or path
-        The synthetic release.
-    holdout : DataFrame or path
-        Records of the population the generator never saw (needed).
-    aux : DataFrame or path, optional
-        The attacker's population sample: adds the realistic KDE attack.
-    schema : DatasetSchema, dict or path, optional
-        Column types and roles (default: inferred from `train`).
-    sensitive : str or list of str, optional
-        The sensitive column(s); needed without `schema`.
-    policy : Policy, dict or path, optional
-        The release policy the verdict is read against (default: `Policy()`).
-    seed : int
-        The seed of every random draw (default 0).
-    read_options : dict, optional
-        Reader options of text files (`synthrisk.io.ReadOptions`).
-    **settings
-        `member_share`, `aux_member_fraction`, `min_attack_members`, `max_attack`, `thresholds`.
-
-    Returns
-    -------
-    Measurement
-        Risk `membership`.
-    """
-    return measure("mia", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy, aux=aux,
-                   seed=seed, read_options=read_options, **settings)
-
-
-def domias(train, synthetic, holdout=None, *, aux=None, schema=None, sensitive=None, policy=None, seed: int = 0,
-           read_options: dict | None = None, **settings) -> Measurement:
-    """DOMIAS: the density of the release over the population's density at each attacked record.
-
-    The population's density is fitted on `aux`, records of the population that are neither
-    members nor holdout; the AUC is read against 0.5. Records: one row per attacked record
-    (`member`, `score`).
-
-    Parameters
-    ----------
-    train : DataFrame or path
-        The records the generator was trained on (the members).
-    synthetic : DataFrame or path
-        The synthetic release.
-    holdout : DataFrame or path
-        Records of the population the generator never saw (needed).
-    aux : DataFrame or path
-        The attacker's population sample, neither members nor holdout (needed).
-    schema : DatasetSchema, dict or path, optional
-        Column types and roles (default: inferred from `train`).
-    sensitive : str or list of str, optional
-        The sensitive column(s); needed without `schema`.
-    policy : Policy, dict or path, optional
-        The release policy the verdict is read against (default: `Policy()`).
-    seed : int
-        The seed of every random draw (default 0).
-    read_options : dict, optional
-        Reader options of text files (`synthrisk.io.ReadOptions`).
-    **settings
-        `bandwidth` ("scott"), `member_share`, `aux_member_fraction`, `min_attack_members`, `alpha`.
-
-    Returns
-    -------
-    Measurement
-        Risk `membership`.
-    """
-    if aux is None:
-        raise ConfigError("domias: needs aux=, records of the population that are neither in train nor in holdout "
-                          "(the attacker's sample): DOMIAS fits the population's density on them")
-    return measure("domias", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy, aux=aux,
-                   seed=seed, read_options=read_options, **settings)
-
-
-def rapid(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
-          read_options: dict | None = None, **settings) -> Measurement:
-    """RAPID: a model trained on the release infers the members' sensitive attributes.
-
-    One unit per attacker x sensitive attribute. With a holdout the value is the member excess
-    (RAPID on the members minus the same attacker on the holdout) against 0; without one, RAPID
-    against its chance floor (population-level inference counted too). Records: one row per
-    attacked member and unit (`attacker`, `sensitive`, `row_id`, `score`, `at_risk`).
-
-    Parameters
-    ----------
-    train : DataFrame or path
-        The records the generator was trained on (the members).
-    synthetic : DataFrame or path
-        The synthetic release.
-    holdout : DataFrame or path, optional
-        Records the generator never saw: RAPID then reads the member excess against them (else its chance floor).
-    schema : DatasetSchema, dict or path, optional
-        Column types and roles (default: inferred from `train`).
-    sensitive : str or list of str, optional
-        The attributes inferred; needed without `schema` (else the schema's sensitive columns).
-    policy : Policy, dict or path, optional
-        The release policy the verdict is read against (default: `Policy()`).
-    seed : int
-        The seed of every random draw (default 0).
-    read_options : dict, optional
-        Reader options of text files (`synthrisk.io.ReadOptions`).
-    **settings
-        `synthrisk.rapid.settings.RapidSettings`: `attackers` (default: the audit's suite),
-        `permutations`, `null_refits`, `n_trees`, `tau`, `epsilon`, `max_train`, `max_records`, ...
-
-    Returns
-    -------
-    Measurement
-        Risk `attribute_inference`.
-    """
-    return measure("rapid", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy, seed=seed,
-                   read_options=read_options, **settings)
-
-
-def singling_out(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
-                 read_options: dict | None = None, **settings) -> Measurement:
-    """Singling out against a control set: queries written from the release that isolate one member.
-
-    Univariate and multivariate queries; the risk is the members' success in excess of the holdout's
-    (the control records), (main - control) / (1 - control), against 0 (Giomi et al. 2023). Records:
-    one row per query and record checked (ids only).
-
-    Parameters
-    ----------
-    train : DataFrame or path
-        The records the generator was trained on (the members).
-    synthetic : DataFrame or path
-        The synthetic release.
-    holdout : DataFrame or path
-        Records the generator never saw: the control records (needed).
-    schema : DatasetSchema, dict or path, optional
-        Column types and roles (default: inferred from `train`).
-    sensitive : str or list of str, optional
-        The sensitive column(s); needed without `schema`.
-    policy : Policy, dict or path, optional
-        The release policy the verdict is read against (default: `Policy()`).
-    seed : int
-        The seed of every random draw (default 0).
-    read_options : dict, optional
-        Reader options of text files (`synthrisk.io.ReadOptions`).
-    **settings
-        `modes`, `n_attacks` (2,000), `n_cols`, `confidence`.
-
-    Returns
-    -------
-    Measurement
-        Risk `singling_out`.
-    """
-    return measure("singling_out", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy,
-                   seed=seed, read_options=read_options, **settings)
-
-
-def linkability(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
-                read_options: dict | None = None, **settings) -> Measurement:
-    """Linkability against a control set: two halves of a member's quasi-identifiers linked through
-    the release, in excess of the holdout's (Giomi et al. 2023).
-
-    Parameters
-    ----------
-    train : DataFrame or path
-        The records the generator was trained on (the members).
-    synthetic : DataFrame or path
-        The synthetic release.
-    holdout : DataFrame or path
-        Records the generator never saw: the control records (needed).
-    schema : DatasetSchema, dict or path, optional
-        Column types and roles (default: inferred from `train`).
-    sensitive : str or list of str, optional
-        The sensitive column(s); needed without `schema`.
-    policy : Policy, dict or path, optional
-        The release policy the verdict is read against (default: `Policy()`).
-    seed : int
-        The seed of every random draw (default 0).
-    read_options : dict, optional
-        Reader options of text files (`synthrisk.io.ReadOptions`).
-    **settings
-        `n_attacks` (2,000), `n_neighbors`, `aux_cols` (the two halves), `confidence`.
-
-    Returns
-    -------
-    Measurement
-        Risk `linkability`.
-    """
-    return measure("linkability", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy,
-                   seed=seed, read_options=read_options, **settings)
-
-
-def inference(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
-              read_options: dict | None = None, **settings) -> Measurement:
-    """Attribute inference against a control set: a member's sensitive value guessed from its nearest
-    synthetic record, in excess of the holdout's, per sensitive attribute (Giomi et al. 2023).
-
-    Parameters
-    ----------
-    train : DataFrame or path
-        The records the generator was trained on (the members).
-    synthetic : DataFrame or path
-        The synthetic release.
-    holdout : DataFrame or path
-        Records the generator never saw: the control records (needed).
-    schema : DatasetSchema, dict or path, optional
-        Column types and roles (default: inferred from `train`).
-    sensitive : str or list of str, optional
-        The sensitive column(s); needed without `schema`.
-    policy : Policy, dict or path, optional
-        The release policy the verdict is read against (default: `Policy()`).
-    seed : int
-        The seed of every random draw (default 0).
-    read_options : dict, optional
-        Reader options of text files (`synthrisk.io.ReadOptions`).
-    **settings
-        `n_attacks` (2,000), `tolerance`, `secrets` (default: the sensitive columns), `confidence`.
-
-    Returns
-    -------
-    Measurement
-        Risk `attribute_inference`.
-    """
-    return measure("inference", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy,
-                   seed=seed, read_options=read_options, **settings)
-
-
-def utility(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, seed: int = 0,
-            read_options: dict | None = None, **settings) -> Measurement:
-    """Utility: SDMetrics' quality score and train-on-synthetic, test-on-holdout efficacy.
-
-    Not a risk: the value is the quality score (column shapes and pair trends, 0 to 1), with no
-    reference, interval or verdict. `details` holds `quality`, `column_shapes`,
-    `column_pair_trends`, `efficacy_ratio` and `efficacy`; `records` the efficacy table (per
-    sensitive attribute and metric: synthetic, real, ratio).
-
-    Parameters
-    ----------
-    train : DataFrame or path
-        The records the generator was trained on (the members).
-    synthetic : DataFrame or path
-        The synthetic release.
-    holdout : DataFrame or path
-        Records the generator never saw: the test records of the efficacy (needed).
-    schema : DatasetSchema, dict or path, optional
-        Column types and roles (default: inferred from `train`).
-    sensitive : str or list of str, optional
-        The sensitive column(s); needed without `schema`.
-    policy : Policy, dict or path, optional
-        Not read (utility has no verdict); accepted for the common signature.
-    seed : int
-        The seed of every random draw (default 0).
-    read_options : dict, optional
-        Reader options of text files (`synthrisk.io.ReadOptions`).
-    **settings
-        Utility has none: any keyword beyond these is refused.
-
-    Returns
-    -------
-    Measurement
-        Risk None.
-    """
-    return measure("utility", train, synthetic, holdout, schema=schema, sensitive=sensitive, policy=policy, seed=seed,
-                   read_options=read_options, **settings)

@@ -4,13 +4,8 @@
 trained on and the real holdout it never saw.
 """
 
-from .._measure_modules import callable_as_measure
 from .core import UtilityResult, utility
 from .efficacy import efficacy
 from .fidelity import fidelity
 
 __all__ = ["UtilityResult", "efficacy", "fidelity", "utility"]
-
-# `synthrisk.utility(train, synthetic, holdout, ...)` is the uniform measure function (synthrisk.measure_api):
-# a call of this package forwards to it.
-callable_as_measure(__name__)

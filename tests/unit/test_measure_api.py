@@ -1,7 +1,7 @@
-"""One measure at a time (synthrisk.measure_api): every built-in measure as a function of
-(train, synthetic, holdout, *, ...) returning one `Measurement`, run as the audit runs it, on small
-real data (Adult, 350 records per file; RAPID with one cheap attacker, the control-set attacks with
-few queries)."""
+"""One measure at a time (synthrisk.measure): every registered measure through one function of
+(name, train, synthetic, holdout, *, ...) returning one `Measurement`, run as the audit runs it, on
+small real data (Adult, 350 records per file; RAPID with one cheap attacker, the control-set attacks
+with few queries)."""
 
 import dataclasses
 import inspect
@@ -21,7 +21,8 @@ from synthrisk.measures import EVIDENCE_COLUMNS, Measure, builtin_measures
 from synthrisk.measures.policy import LEVELS
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "mkdocs.yml").exists())
-NAMES = ["dcr", "mia", "domias", "rapid", "singling_out", "linkability", "inference", "utility"]
+#: every built-in measure (the registry, walked)
+NAMES = sorted(builtin_measures())
 #: cheap settings of the measures that have costly defaults
 CHEAP = {"dcr": {"permutations": 199}, "rapid": {"attackers": ["cart"], "permutations": 19, "null_refits": 0},
          "singling_out": {"n_attacks": 100}, "linkability": {"n_attacks": 100}, "inference": {"n_attacks": 100}}
@@ -44,7 +45,8 @@ def copies(split, adult_schema):
     results = {}
     for name in NAMES:
         extra = {"aux": aux} if name == "domias" else {}
-        results[name] = getattr(synthrisk, name)(train, train, holdout, schema=adult_schema, **extra, **CHEAP.get(name, {}))
+        results[name] = synthrisk.measure(name, train, train, holdout, schema=adult_schema, **extra,
+                                          **CHEAP.get(name, {}))
     return results
 
 
@@ -61,7 +63,7 @@ def test_copies_of_the_training_records_are_a_membership_risk(copies, name):
 @pytest.mark.parametrize("name", ["dcr", "mia"])
 def test_records_the_generator_never_saw_are_not_a_membership_risk(split, adult_schema, name):
     train, holdout, unseen, _ = split
-    found = getattr(synthrisk, name)(train, unseen, holdout, schema=adult_schema, **CHEAP.get(name, {}))
+    found = synthrisk.measure(name, train, unseen, holdout, schema=adult_schema, **CHEAP.get(name, {}))
     assert found.verdict in LEVELS.values()
     assert found.verdict != LEVELS["at_risk"], found.statement
 
@@ -100,37 +102,30 @@ def test_every_measure_returns_one_result_type(copies, name):
         assert found.details["status"] == "ok" and "dataset" not in found.details
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_train_synthetic_holdout_are_the_only_positional_arguments(name, split):
-    function = getattr(measure_api, name)
-    parameters = list(inspect.signature(function).parameters.values())
-    assert [p.name for p in parameters[:3]] == ["train", "synthetic", "holdout"]
-    assert all(p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters[:3])
-    assert all(p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) for p in parameters[3:])
-    keywords = {p.name: p.default for p in parameters[3:]}
+def test_the_one_function_takes_the_measure_then_train_synthetic_holdout(split):
+    """One signature for every measure: the name, then (train, synthetic, holdout) the only
+    positional arguments, everything else a keyword; the per-measure functions are gone."""
+    parameters = list(inspect.signature(measure_api.measure).parameters.values())
+    assert [p.name for p in parameters[:4]] == ["name", "train", "synthetic", "holdout"]
+    assert all(p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters[:4])
+    assert all(p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) for p in parameters[4:])
+    keywords = {p.name: p.default for p in parameters[4:]}
     assert {k: keywords[k] for k in ("schema", "sensitive", "policy", "seed")} == \
         {"schema": None, "sensitive": None, "policy": None, "seed": 0}
     assert parameters[-1].kind is parameters[-1].VAR_KEYWORD
-    # the top-level name: the function, or the subpackage of the same name that forwards to it
-    assert inspect.signature(getattr(synthrisk, name)) == inspect.signature(function)
+    assert synthrisk.measure is measure_api.measure and set(synthrisk.__all__) == {"Audit", "Measurement", "audit",
+                                                                                   "measure"}
     train, holdout, _, _ = split
     with pytest.raises(TypeError):
-        getattr(synthrisk, name)(train, train, holdout, None)
-
-
-def test_the_generic_function_takes_the_measure_first():
-    parameters = list(inspect.signature(measure_api.measure).parameters.values())
-    assert [p.name for p in parameters[:4]] == ["name", "train", "synthetic", "holdout"]
-    assert all(p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) for p in parameters[4:])
-    assert synthrisk.measure is measure_api.measure
+        synthrisk.measure("dcr", train, train, holdout, None)
 
 
 def test_an_unknown_setting_is_refused_by_name(split, adult_schema):
     train, holdout, _, _ = split
     with pytest.raises(ConfigError, match=r"dcr: unknown key\(s\) \['permutatoins'\]; known: .*'permutations'"):
-        synthrisk.dcr(train, train, holdout, schema=adult_schema, permutatoins=9)
+        synthrisk.measure("dcr", train, train, holdout, schema=adult_schema, permutatoins=9)
     with pytest.raises(ConfigError, match="rapid: unknown key.*'attacker'"):
-        synthrisk.rapid(train, train, holdout, schema=adult_schema, attacker="cart")
+        synthrisk.measure("rapid", train, train, holdout, schema=adult_schema, attacker="cart")
     with pytest.raises(ConfigError, match="unknown measure 'dcrr'"):
         synthrisk.measure("dcrr", train, train, holdout, schema=adult_schema)
 
@@ -138,25 +133,26 @@ def test_an_unknown_setting_is_refused_by_name(split, adult_schema):
 def test_a_missing_column_is_named_with_its_dataframe(split, adult_schema):
     train, holdout, _, _ = split
     with pytest.raises(SchemaError, match=r"the synthetic DataFrame: column\(s\) \['age'\] .* missing"):
-        synthrisk.mia(train, train.drop(columns=["age"]), holdout, schema=adult_schema)
+        synthrisk.measure("mia", train, train.drop(columns=["age"]), holdout, schema=adult_schema)
     with pytest.raises(SchemaError, match=r"the holdout DataFrame: column\(s\) \['sex'\]"):
-        synthrisk.dcr(train, train, holdout.drop(columns=["sex"]), schema=adult_schema)
+        synthrisk.measure("dcr", train, train, holdout.drop(columns=["sex"]), schema=adult_schema)
 
 
 def test_what_a_measure_needs_is_explained(split, adult_schema):
     train, holdout, _, _ = split
-    with pytest.raises(ConfigError, match="domias: needs aux=.*neither in train nor in holdout"):
-        synthrisk.domias(train, train, holdout, schema=adult_schema)
+    with pytest.raises(ConfigError, match="domias: does not apply to these inputs: DOMIAS needs the attacker's "
+                                          "auxiliary records"):
+        synthrisk.measure("domias", train, train, holdout, schema=adult_schema)
     with pytest.raises(ConfigError, match="rapid: name the sensitive column.*sensitive=.*schema="):
-        synthrisk.rapid(train, train, holdout, attackers=["cart"])
+        synthrisk.measure("rapid", train, train, holdout, attackers=["cart"])
     with pytest.raises(ConfigError, match="dcr: does not apply to these inputs: DCR needs holdout records"):
-        synthrisk.dcr(train, train, schema=adult_schema)
+        synthrisk.measure("dcr", train, train, schema=adult_schema)
     # the linear attacker infers continuous attributes only, and income is categorical
     with pytest.raises(ConfigError, match=r"rapid: nothing to run: .*\['income'\] with the settings \{'attackers': \['linear"):
-        synthrisk.rapid(train, train, holdout, schema=adult_schema, attackers=["linear"])
+        synthrisk.measure("rapid", train, train, holdout, schema=adult_schema, attackers=["linear"])
     # without a holdout RAPID's verdict is its chance test, which permutations 0 would leave out
     with pytest.raises(RuntimeError, match="permutations 0 leaves RAPID untested against chance when no holdout"):
-        synthrisk.rapid(train, train, schema=adult_schema, attackers=["cart"], permutations=0)
+        synthrisk.measure("rapid", train, train, schema=adult_schema, attackers=["cart"], permutations=0)
 
 
 def test_an_inferred_schema_and_the_policy_are_the_audits(split):
@@ -164,7 +160,7 @@ def test_an_inferred_schema_and_the_policy_are_the_audits(split):
     reads the same copies as inconclusive, not at risk."""
     train, holdout, _, _ = split
     strict = {"thresholds": {"membership": 0.99}}
-    found = synthrisk.dcr(train, train, holdout, sensitive="income", policy=strict, permutations=99)
+    found = synthrisk.measure("dcr", train, train, holdout, sensitive="income", policy=strict, permutations=99)
     assert list(found.schema.sensitive) == ["income"] and found.schema.origin.startswith("schema inferred from")
     assert found.verdict == LEVELS["inconclusive"], found.statement
     assert "0.99" in found.statement
@@ -198,26 +194,16 @@ def test_the_docs_example_runs_as_written(split, adult_schema):
     assert np.isfinite(scope["inference"].value)
 
 
-def test_the_subpackages_of_the_same_name_stay_modules_and_forward_a_call():
-    """`synthrisk.dcr` is the subpackage once imported (the import system sets it) and forwards a
-    call to `measure_api.dcr`, in either import order; `synthrisk.measures` is the subpackage."""
-    assert synthrisk.dcr.core.__name__ == "synthrisk.dcr.core" and callable(synthrisk.dcr)
-    assert synthrisk.measures.builtin_measures is builtin_measures
-    check = ("import inspect, sys\n"
+def test_the_method_subpackages_are_plain_modules_and_import_lazily():
+    """`synthrisk.dcr`, `rapid`, ... are the methods' subpackages, nothing else; `import synthrisk`
+    loads no pandas until the API is used."""
+    check = ("import sys\n"
              "import synthrisk\n"
              "assert 'pandas' not in sys.modules\n"
-             "{first}\n"
-             "from synthrisk import measure_api\n"
-             "for name in synthrisk.__all__:\n"
-             "    obj = getattr(synthrisk, name)\n"
-             "    assert callable(obj), name\n"
-             "    if name not in ('Audit', 'audit', 'Measurement'):\n"
-             "        assert inspect.signature(obj) == inspect.signature(getattr(measure_api, name)), name\n"
-             "assert synthrisk.rapid.core.__name__ == 'synthrisk.rapid.core'\n"
-             "assert synthrisk.utility.utility is not measure_api.utility\n"
-             "assert synthrisk.measures.__name__ == 'synthrisk.measures'\n")
-    for first in ("import synthrisk.rapid.core, synthrisk.dcr, synthrisk.utility", "synthrisk.dcr"):
-        subprocess.run([sys.executable, "-c", check.format(first=first)], check=True, cwd=ROOT)
+             "import synthrisk.dcr, synthrisk.rapid.core\n"
+             "assert not callable(synthrisk.dcr) and synthrisk.rapid.core.__name__ == 'synthrisk.rapid.core'\n"
+             "assert callable(synthrisk.measure) and callable(synthrisk.audit)\n")
+    subprocess.run([sys.executable, "-c", check], check=True, cwd=ROOT)
 
 
 class Broken(Measure):
