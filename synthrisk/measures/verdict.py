@@ -237,6 +237,9 @@ def verdict_columns(risks: pd.DataFrame) -> pd.DataFrame | None:
 #: no p-value (the verdict then derives one from the interval), an effect on the value's own scale,
 #: and nobody identified (`named_by`: the attack whose per-person evidence named the members an
 #: attack of another risk got right, `synthrisk.release_audit.named`; empty when it names them itself)
+#: the evidence columns that hold numbers
+NUMERIC_EVIDENCE = ["value", "reference", "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02",
+                    "tpr_at_1e-03", "p_value", "effect_scale", "n_identified"]
 OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0, "n_identified": 0, "named_by": ""}
 
 
@@ -247,7 +250,12 @@ def collect_evidence(measures, tables) -> pd.DataFrame:
     parts = [m.evidence(tables) for m in measures.values() if m.risk]
     parts = [p.assign(**{c: v for c, v in OPTIONAL_EVIDENCE.items() if c not in p})[EVIDENCE_COLUMNS]
              for p in parts if p is not None and len(p)]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=EVIDENCE_COLUMNS)
+    if not parts:
+        return pd.DataFrame(columns=EVIDENCE_COLUMNS)
+    evidence = pd.concat(parts, ignore_index=True)
+    # Numbers as numbers, whether a measure's table came from memory (where a missing reference may
+    # be None in an object column) or from a CSV (where it is NaN in a float one).
+    return evidence.assign(**{c: pd.to_numeric(evidence[c], errors="coerce") for c in NUMERIC_EVIDENCE})
 
 
 VERDICT_LABELS = {f"verdict_{risk}": f"verdict: {label}" for risk, label in RISKS.items()}

@@ -40,10 +40,14 @@ def test_the_bar_is_drawn_in_a_real_terminal(tmp_path):
                       "        p.announce(f'[{i+1}/3] m{i} ...'); time.sleep(0.4); p.announce(f'[{i+1}/3] m{i}: ok')\n")
     session = f"synthrisk-bar-{time.time_ns()}"
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "10",
-                    f"{sys.executable} {script}; sleep 3"], check=True)
+                    f"{sys.executable} {script}; sleep 30"], check=True)
     try:
-        time.sleep(2.5)
-        screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+        # the script imports the audit package first: on a loaded machine that takes seconds
+        deadline, screen = time.monotonic() + 30, ""
+        while time.monotonic() < deadline and "synthrisk: [3/3] m2: ok" not in screen:
+            time.sleep(0.5)
+            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
+                                    text=True).stdout
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     assert "3/3" in screen and "left]" in screen and "synthrisk: [3/3] m2: ok" in screen, screen
