@@ -1,0 +1,9 @@
+"""synthpop's disclosure measures: identity (UiO, repU, ...) and attribute (DiSCO, ...) disclosure
+on key variables and a target, with synthpop's filters and checks.
+
+`from synthrisk.disclosure import disclosure, DisclosureResult`
+"""
+
+from .core import DisclosureResult, disclosure, labels
+
+__all__ = ["DisclosureResult", "disclosure", "labels"]
