@@ -1,5 +1,6 @@
 """What the three anonymeter-style measures (singling_out, linkability, inference) share: the
-control set, its size, and how a control-corrected risk becomes a table row and a verdict row."""
+control set, its size, and how a control-corrected risk becomes a table row and a verdict row
+(`ControlSetMeasure`, their base class)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pandas as pd
 from ..data.split import ROW_ID
 from ..errors import SynthriskError
 from . import tabulate
-from .base import NotApplicable
+from .base import Measure, NotApplicable
 
 CONTROL_NOTE = ("reference: 0, the same attack on control records the generator never saw (risk = "
                 "(main - control) / (1 - control)); p: permutation test of the member/control labels")
@@ -75,29 +76,42 @@ def _p_value(summary: dict) -> float | None:
     return float(norm.sf(summary["residual"] / se))
 
 
-def tables_of(summaries: list[dict], name: str, by_attack: str, rows) -> dict[str, pd.DataFrame]:
-    """The measure's one table: per dataset x generator x attack, the control-corrected risk over seeds."""
-    runs = tabulate.collect_runs(summaries, {by_attack: lambda s: s["label"], **risk_fields()}, rows=rows)
-    by = tabulate.PAIR + ([by_attack] if by_attack in runs else [])
-    table = tabulate.over_seeds(runs, by, ["risk", "residual", "main_rate", "control_rate", "baseline_rate"],
-                                beats="beats", ci=("ci_low", "ci_high"), p_value="p_value")
-    return {name: table}
+class ControlSetMeasure(Measure):
+    """What the three measures share past their `run`: each run's summary lists its `attacks` (each
+    with its `label`), the measure's one table holds each attack's control-corrected risk over seeds,
+    its evidence reads that risk against 0, its summary column (`{name}_risk`) is the largest risk
+    over its attacks, and its control set is the holdout."""
 
+    def log_line(self, result) -> str:
+        return "; ".join(f"{a['label']}: {a['risk']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}]"
+                         for a in result.summary["attacks"])
 
-def evidence(tables, name: str, risk: str, by_attack: str) -> pd.DataFrame | None:
-    table = tables[name]
-    if "risk_mean" not in table or by_attack not in table:  # no run succeeded: no attack to read
-        return None
-    return tabulate.evidence_rows(table, risk, name, lambda t: t[by_attack], "risk vs control", "risk_mean", 0.0,
-                                  CONTROL_NOTE)
+    def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
+        """Per dataset x generator x attack, the control-corrected risk over seeds."""
+        runs = tabulate.collect_runs(summaries, {"attack": lambda s: s["label"], **risk_fields()},
+                                     rows=lambda info: info["attacks"])
+        by = tabulate.PAIR + (["attack"] if "attack" in runs else [])
+        table = tabulate.over_seeds(runs, by, ["risk", "residual", "main_rate", "control_rate", "baseline_rate"],
+                                    beats="beats", ci=("ci_low", "ci_high"), p_value="p_value")
+        return {self.name: table}
 
+    def evidence(self, tables) -> pd.DataFrame | None:
+        table = tables[self.name]
+        if "risk_mean" not in table or "attack" not in table:  # no run succeeded: no attack to read
+            return None
+        return tabulate.evidence_rows(table, self.risk, self.name, lambda t: t["attack"], "risk vs control",
+                                      "risk_mean", 0.0, CONTROL_NOTE)
 
-def summary_column(tables, name: str, column: str) -> pd.DataFrame | None:
-    """The largest mean risk over the measure's attacks per dataset x generator."""
-    table = tables[name]
-    if "risk_mean" not in table:
-        return None
-    return table.groupby(tabulate.PAIR)["risk_mean"].max().rename(column).reset_index()
+    def summary_columns(self, tables) -> pd.DataFrame | None:
+        """The largest mean risk over the measure's attacks per dataset x generator."""
+        table = tables[self.name]
+        if "risk_mean" not in table:
+            return None
+        return table.groupby(tabulate.PAIR)["risk_mean"].max().rename(f"{self.name}_risk").reset_index()
+
+    def compares_with_holdout(self, row: dict) -> bool:
+        # Its control set is the holdout: a holdout of another population corrects by the wrong rate.
+        return True
 
 
 def member_flags(records: pd.DataFrame, column: str) -> pd.DataFrame:

@@ -15,13 +15,13 @@ import pandas as pd
 
 from ..anonymity._inputs import DEFAULT_N_ATTACKS
 from . import _control
-from .base import Measure, MeasureResult
+from .base import MeasureResult
 from .registry import register_measure
 from .wording import control_corrected
 
 
 @register_measure
-class Inference(Measure):
+class Inference(_control.ControlSetMeasure):
     name = "inference"
     title = "Attribute inference against a control set"
     risk = "attribute_inference"
@@ -49,24 +49,7 @@ class Inference(Measure):
             records.append(result.records.assign(secret=secret))
         return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)])
 
-    def log_line(self, result) -> str:
-        return "; ".join(f"{a['label']}: {a['risk']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}]"
-                         for a in result.summary["attacks"])
-
-    def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
-        return _control.tables_of(summaries, self.name, "attack", lambda info: info["attacks"])
-
-    def summary_columns(self, tables):
-        return _control.summary_column(tables, self.name, "inference_risk")
-
-    def evidence(self, tables):
-        return _control.evidence(tables, self.name, self.risk, "attack")
-
     # --- the steward's audit ---------------------------------------------------------------------
-
-    def compares_with_holdout(self, row: dict) -> bool:
-        # Its control set is the holdout: a holdout of another population corrects by the wrong rate.
-        return True
 
     def explain(self, row: dict) -> str:
         return control_corrected(row, "guesses a training record's sensitive value from its nearest synthetic record")

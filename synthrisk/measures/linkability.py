@@ -10,17 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
-
 from ..anonymity._inputs import DEFAULT_N_ATTACKS
 from . import _control
-from .base import Measure, MeasureResult
+from .base import MeasureResult
 from .registry import register_measure
 from .wording import control_corrected
 
 
 @register_measure
-class Linkability(Measure):
+class Linkability(_control.ControlSetMeasure):
     name = "linkability"
     title = "Linkability against a control set"
     risk = "linkability"
@@ -47,24 +45,7 @@ class Linkability(Measure):
         label = f"linkability ({settings.n_neighbors} neighbour{'s' if settings.n_neighbors > 1 else ''})"
         return MeasureResult({"attacks": [{**result.to_json(), "label": label}]}, result.records)
 
-    def log_line(self, result) -> str:
-        a = result.summary["attacks"][0]
-        return f"{a['label']}: {a['risk']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}]"
-
-    def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
-        return _control.tables_of(summaries, self.name, "attack", lambda info: info["attacks"])
-
-    def summary_columns(self, tables):
-        return _control.summary_column(tables, self.name, "linkability_risk")
-
-    def evidence(self, tables):
-        return _control.evidence(tables, self.name, self.risk, "attack")
-
     # --- the steward's audit ---------------------------------------------------------------------
-
-    def compares_with_holdout(self, row: dict) -> bool:
-        # Its control set is the holdout: a holdout of another population corrects by the wrong rate.
-        return True
 
     def explain(self, row: dict) -> str:
         return control_corrected(row, "links the two halves of a training record's columns through the release")

@@ -14,13 +14,13 @@ import pandas as pd
 
 from ..anonymity._inputs import DEFAULT_N_ATTACKS, DEFAULT_PERMUTATIONS
 from . import _control
-from .base import Measure, MeasureResult
+from .base import MeasureResult
 from .registry import register_measure
 from .wording import control_corrected
 
 
 @register_measure
-class SinglingOut(Measure):
+class SinglingOut(_control.ControlSetMeasure):
     name = "singling_out"
     title = "Singling out against a control set"
     risk = "singling_out"
@@ -50,19 +50,6 @@ class SinglingOut(Measure):
             records.append(result.records.assign(mode=mode))
         return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)])
 
-    def log_line(self, result) -> str:
-        return "; ".join(f"{a['label']}: {a['risk']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}]"
-                         for a in result.summary["attacks"])
-
-    def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
-        return _control.tables_of(summaries, self.name, "attack", lambda info: info["attacks"])
-
-    def summary_columns(self, tables):
-        return _control.summary_column(tables, self.name, "singling_out_risk")
-
-    def evidence(self, tables):
-        return _control.evidence(tables, self.name, self.risk, "attack")
-
     # --- the steward's audit (no subgroups: the per-record table is per query) --------------------
 
     def got_right(self, row: dict, records: pd.DataFrame) -> pd.Series:
@@ -71,10 +58,6 @@ class SinglingOut(Measure):
         isolated = records[records["member"].astype(bool) & records["singled_out"].astype(bool)
                            & (records["mode"] == mode)]
         return isolated["row_id"].drop_duplicates()
-
-    def compares_with_holdout(self, row: dict) -> bool:
-        # Its control set is the holdout: a holdout of another population corrects by the wrong rate.
-        return True
 
     def explain(self, row: dict) -> str:
         return control_corrected(row, "isolates a single training record with a query written from the release")
