@@ -50,6 +50,7 @@ def _release_words(release: str) -> str:
 
 @lru_cache(maxsize=2)
 def _package_table(name: str, columns: tuple[str, ...]) -> pd.DataFrame:
+    """A table shipped as package data (empty, with `columns`, when it is not shipped)."""
     path = resources.files("synthrisk").joinpath(name)
     if not path.is_file():
         return pd.DataFrame(columns=list(columns))
@@ -69,7 +70,7 @@ def release_statement(n_train: int, policy, table: pd.DataFrame | None = None) -
     table = _package_table(SHIPPED, tuple(SHIPPED_COLUMNS)) if table is None else table
     if table.empty:
         return None
-    n = min(sorted(table["n"].unique()), key=lambda size: abs(math.log(size) - math.log(max(n_train, 1))))
+    n = nearest_size(table["n"], n_train)
     at = table[table["n"] == n]
     parts = []
     for dataset, rows in at.groupby("dataset", sort=True):
@@ -91,14 +92,14 @@ def release_statement(n_train: int, policy, table: pd.DataFrame | None = None) -
             f"records per split (this file has {n_train:,}): " + ". ".join(parts) + ".")
 
 
-@lru_cache(maxsize=1)
 def published() -> pd.DataFrame:
     """The published table (empty when none is shipped)."""
-    path = resources.files("synthrisk").joinpath(PUBLISHED)
-    if not path.is_file():
-        return pd.DataFrame(columns=COLUMNS)
-    with path.open() as handle:
-        return pd.read_csv(handle)
+    return _package_table(PUBLISHED, tuple(COLUMNS))
+
+
+def nearest_size(sizes, n_train: int) -> int:
+    """The calibrated size nearest to `n_train` on a log scale."""
+    return min(sorted(set(sizes)), key=lambda size: abs(math.log(size) - math.log(max(n_train, 1))))
 
 
 def quote(risk: str, n_train: int, policy, yours: str = "this file has") -> str | None:
@@ -118,8 +119,7 @@ def statement(risk: str, n_train: int, power: float = 0.8, table: pd.DataFrame |
     rows = table[table["risk"] == risk]
     if rows.empty:
         return None
-    sizes = sorted(rows["n"].unique())
-    n = min(sizes, key=lambda size: abs(math.log(size) - math.log(max(n_train, 1))))
+    n = nearest_size(rows["n"], n_train)
     at = rows[rows["n"] == n].sort_values("share")
     dataset = ", ".join(sorted(at["dataset"].unique()))
     detected = at[at["power"] >= power]

@@ -233,13 +233,13 @@ def verdict_columns(risks: pd.DataFrame) -> pd.DataFrame | None:
     return wide.reset_index()
 
 
+#: the evidence columns that hold numbers
+NUMERIC_EVIDENCE = ["value", "reference", "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02",
+                    "tpr_at_1e-03", "p_value", "effect_scale", "n_identified"]
 #: evidence columns a measure (a plug-in written before them, say) may leave out, with their defaults:
 #: no p-value (the verdict then derives one from the interval), an effect on the value's own scale,
 #: and nobody identified (`named_by`: the attack whose per-person evidence named the members an
 #: attack of another risk got right, `synthrisk.release_audit.named`; empty when it names them itself)
-#: the evidence columns that hold numbers
-NUMERIC_EVIDENCE = ["value", "reference", "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02",
-                    "tpr_at_1e-03", "p_value", "effect_scale", "n_identified"]
 OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0, "n_identified": 0, "named_by": ""}
 
 

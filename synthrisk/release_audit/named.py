@@ -13,7 +13,8 @@ attack got them right: the release gives the person away, and the attack shows w
 about them. Each risk's list is a subset of the one Benjamini-Hochberg family, so in a release that
 never saw its members nobody is named under any risk with probability at most `naming_fdr`: no
 further test is spent. A subset of the named need not keep their false-discovery rate, so it is
-measured by simulation (benchmarks/exposure_naming.py, per risk).
+measured by simulation: the pre-registered calibration of the audit records, per risk, how many of
+the members named a release does not hold (benchmarks/shipped_calibration.py, `n_false`).
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def also_named(row: dict, measure, records: pd.DataFrame, people: pd.DataFrame) 
 def with_named(evidence: pd.DataFrame, runs: list[Outcome], measures: dict) -> pd.DataFrame:
     """`evidence` where each attack of a risk that no attack of its own names people for gets
     `n_identified` = the named people it got right and `named_by` = the attack that named them."""
-    evidence = evidence.assign(named_by="")
+    evidence = evidence.copy()  # `collect_evidence` gave every row `named_by` (empty)
     people = named_people(evidence, runs, measures)
     if people.empty:
         return evidence
