@@ -87,90 +87,138 @@ class DisclosureResult:
                 "settings": self.settings, "checks": self.checks}
 
 
+def _names(column: pd.Series, uniques) -> list[str]:
+    if pd.api.types.is_bool_dtype(column):
+        return ["TRUE" if v else "FALSE" for v in uniques]
+    if pd.api.types.is_numeric_dtype(column):
+        return [f"{v:.15g}" for v in uniques]
+    return [str(v) for v in uniques]
+
+
+def _codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(a code per value, the label of each code): values R writes alike (1 and 1.0 in one column, a
+    missing value and the text `Missing`) share a code. Each distinct value is written once: the files
+    of an audit at scale have millions of rows and few distinct values per column."""
+    raw, uniques = pd.factorize(column, use_na_sentinel=True)
+    merged, distinct = pd.factorize(np.asarray([*_names(column, uniques), MISSING], dtype=object))
+    return merged[raw], np.asarray(distinct, dtype=object)  # raw -1 (missing) takes the last: Missing
+
+
 def labels(column: pd.Series) -> pd.Series:
     """Each value as one label: numbers as R writes them (15 significant digits: 57.0 -> "57"),
     text as it is, a missing value as `Missing`."""
-    if pd.api.types.is_bool_dtype(column):
-        out = column.map({True: "TRUE", False: "FALSE"})
-    elif pd.api.types.is_numeric_dtype(column):
-        out = column.map(lambda v: f"{v:.15g}" if pd.notna(v) else np.nan)
-    else:
-        out = column.map(lambda v: str(v) if pd.notna(v) else np.nan)
-    return out.fillna(MISSING).astype(str)
+    codes, names = _codes(column)
+    return pd.Series(names[codes], index=column.index, name=column.name, dtype=object)
 
 
-def _key_labels(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
-    parts = [labels(frame[k]) for k in keys]
-    q = parts[0]
-    for part in parts[1:]:
-        q = q + SEPARATOR + part
-    return q
-
-
-def _check(original: pd.DataFrame, synthetic: pd.DataFrame, keys, target: str) -> list[str]:
+def _check(original: pd.DataFrame, synthetic: pd.DataFrame, keys, target: str | None) -> list[str]:
     keys = [keys] if isinstance(keys, str) else list(keys or [])
     if not keys:
         raise ConfigError("disclosure: keys must name at least one column (the quasi-identifiers)")
-    if target in keys:
+    if target is not None and target in keys:
         raise ConfigError(f"disclosure: the target '{target}' is among the keys {keys}")
     for name, frame in (("original", original), ("synthetic", synthetic)):
-        missing = [c for c in [*keys, target] if c not in frame]
+        missing = [c for c in [*keys, *([] if target is None else [target])] if c not in frame]
         if missing:
             raise ConfigError(f"disclosure: the {name} records lack the column(s) {missing}")
     # synthpop orders the keys as the original's columns are
     return [c for c in original.columns if c in keys]
 
 
-def disclosure(original: pd.DataFrame, synthetic: pd.DataFrame, keys, target: str, *,
+@dataclass(frozen=True)
+class _Cells:
+    """Both files' records as integer codes over their joint labels, and the (t, q) cells they fall
+    in: per cell its q group, its target level and each key's level (codes), the original and
+    synthetic counts."""
+
+    n_d: int
+    n_s: int
+    cell: np.ndarray           # per record (original first, then synthetic): its cell
+    q: np.ndarray              # per cell: its q group
+    t: np.ndarray              # per cell: its target level
+    key_levels: list           # per key: per cell, the key's level
+    key_names: list            # per key: the label of each level code
+    t_names: np.ndarray        # the label of each target code
+    d: np.ndarray
+    s: np.ndarray
+
+    @property
+    def n_q(self) -> int:
+        return int(self.q.max()) + 1 if len(self.q) else 0
+
+    def per_q(self, values: np.ndarray) -> np.ndarray:
+        """A cell array summed over each q group."""
+        return np.bincount(self.q, weights=values, minlength=self.n_q)
+
+
+def _cells(original: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str], target: str | None) -> _Cells:
+    both = pd.concat([original[keys + ([target] if target else [])], synthetic[keys + ([target] if target else [])]],
+                     ignore_index=True)
+    key_codes, key_names = zip(*(_codes(both[k]) for k in keys))
+    q = key_codes[0].astype(np.int64)
+    for codes, names in zip(key_codes[1:], key_names[1:]):
+        q = pd.factorize(q * len(names) + codes)[0].astype(np.int64)  # compact after each key: no overflow
+    t, t_names = _codes(both[target]) if target else (np.zeros(len(both), np.int64), np.asarray([""], dtype=object))
+    cell = pd.factorize(q * len(t_names) + t)[0]
+    n_cells = int(cell.max()) + 1 if len(cell) else 0
+    first = np.zeros(n_cells, np.int64)
+    first[cell[::-1]] = np.arange(len(cell))[::-1]  # a record of each cell
+    n_d = len(original)
+    return _Cells(n_d=n_d, n_s=len(synthetic), cell=cell, q=pd.factorize(q[first])[0], t=t[first],
+                  key_levels=[codes[first] for codes in key_codes], key_names=list(key_names), t_names=t_names,
+                  d=np.bincount(cell[:n_d], minlength=n_cells), s=np.bincount(cell[n_d:], minlength=n_cells))
+
+
+def _code_of(names: np.ndarray, label: str) -> int:
+    hits = np.flatnonzero(names == label)
+    return int(hits[0]) if len(hits) else -1
+
+
+def disclosure(original: pd.DataFrame, synthetic: pd.DataFrame, keys, target: str | None, *,
                denom_lim: int = DEFAULT_DENOM_LIM, exclude_over_denom_lim: bool = False,
                not_target_levels=(), use_target_na: bool = True, use_keys_na=True,
                thresh_1way=DEFAULT_THRESH_1WAY, thresh_2way=DEFAULT_THRESH_2WAY) -> DisclosureResult:
-    """synthpop's `disclosure()` of one synthetic data set on `keys` and `target` (module docstring)."""
+    """synthpop's `disclosure()` of one synthetic data set on `keys` and `target` (module docstring).
+    `target` None: the identity measures alone (every record has one target value; the attribute
+    measures and the checks then say nothing)."""
     keys = _check(original, synthetic, keys, target)
     if isinstance(denom_lim, bool) or not isinstance(denom_lim, (int, np.integer)) or denom_lim < 1:
         raise ConfigError(f"disclosure: denom_lim must be a positive integer, got {denom_lim!r}")
     use_keys_na = [bool(use_keys_na)] * len(keys) if np.ndim(use_keys_na) == 0 else [bool(v) for v in use_keys_na]
     if len(use_keys_na) != len(keys):
         raise ConfigError(f"disclosure: use_keys_na gives {len(use_keys_na)} values for {len(keys)} keys")
-    n_d, n_s = len(original), len(synthetic)
-    q_d, t_d = _key_labels(original, keys), labels(original[target])
-    q_s, t_s = _key_labels(synthetic, keys), labels(synthetic[target])
-
-    d = pd.DataFrame({"q": q_d, "t": t_d}).value_counts().rename("d")
-    s = pd.DataFrame({"q": q_s, "t": t_s}).value_counts().rename("s")
-    cells = pd.concat([d, s], axis=1).fillna(0).astype(int).reset_index()
-    kd_pre = cells.groupby("q")["d"].transform("sum")
-    ks_pre = cells.groupby("q")["s"].transform("sum")
+    c = _cells(original, synthetic, keys, target)
+    n_d, n_s, d, s = c.n_d, c.n_s, c.d, c.s
+    kd_pre, ks_pre = c.per_q(d)[c.q], c.per_q(s)[c.q]
     # homogeneous: the cell holds its whole q group (decided before any exclusion)
-    pd_one = (kd_pre > 0) & (cells["d"] == kd_pre)
-    ps_one = (ks_pre > 0) & (cells["s"] == ks_pre)
-    any_ps_one = ps_one.groupby(cells["q"]).transform("any")
+    pd_one = (kd_pre > 0) & (d == kd_pre)
+    ps_one = (ks_pre > 0) & (s == ks_pre)
+    any_ps_one = c.per_q(ps_one.astype(float))[c.q] > 0
     in_syn = ks_pre > 0
-    tables = {"d": cells["d"], "s": cells["s"], "did": cells["d"] * pd_one, "dis": cells["s"] * ps_one,
-              "tiS": cells["d"] * in_syn, "tDiS": cells["d"] * any_ps_one, "tDiSCO": cells["d"] * in_syn * ps_one}
+    tables = {"d": d, "s": s, "did": d * pd_one, "dis": s * ps_one, "tiS": d * in_syn, "tDiS": d * any_ps_one,
+              "tDiSCO": d * in_syn * ps_one}
     tables["tDiSDiO"] = tables["tDiSCO"] * pd_one
-    base_cap = 100 * float(((cells.groupby("t")["d"].sum() / n_d) ** 2).sum()) if n_d else np.nan
+    base_cap = 100 * float(((np.bincount(c.t, weights=d) / n_d) ** 2).sum()) if n_d else np.nan
 
-    excluded = cells["t"].isin({str(v) for v in np.atleast_1d(not_target_levels) if v is not None})
-    if not use_target_na and (t_d == MISSING).any():
-        excluded |= cells["t"] == MISSING
-    key_parts = cells["q"].str.split(SEPARATOR, regex=False, expand=True) if len(cells) else pd.DataFrame()
-    for i, keep_na in enumerate(use_keys_na):
-        if not keep_na and len(cells):
-            excluded |= key_parts[i] == MISSING
+    left_out = {str(v) for v in np.atleast_1d(not_target_levels) if v is not None}
+    excluded = np.isin(c.t_names, list(left_out))[c.t] if left_out else np.zeros(len(d), bool)
+    missing_t = _code_of(c.t_names, MISSING)
+    if not use_target_na and target is not None and missing_t >= 0 and (d[c.t == missing_t] > 0).any():
+        excluded |= c.t == missing_t
+    for levels, names, keep_na in zip(c.key_levels, c.key_names, use_keys_na):
+        if not keep_na:
+            excluded |= levels == _code_of(names, MISSING)
     after = {}
     for name, table in tables.items():
-        table = table.where(~excluded, 0)
+        table = np.where(excluded, 0, table)
         if exclude_over_denom_lim:
-            table = table.where(table <= denom_lim, 0)
-        after[name] = table.astype(int)
+            table = np.where(table <= denom_lim, table, 0)
+        after[name] = table.astype(np.int64)
 
-    kd = after["d"].groupby(cells["q"]).sum()
-    ks = after["s"].groupby(cells["q"]).sum()
-    syn_groups = set(cells.loc[in_syn, "q"])
-    unique_d = kd[kd == 1].index
-    identity = {"UiO": 100 * len(unique_d) / n_d, "UiS": 100 * int((ks == 1).sum()) / n_s,
-                "UiOiS": 100 * sum(q in syn_groups for q in unique_d) / n_d,
+    kd, ks = c.per_q(after["d"]), c.per_q(after["s"])
+    syn_groups = c.per_q(s.astype(float)) > 0  # before the exclusions, as synthpop has it
+    identity = {"UiO": 100 * int((kd == 1).sum()) / n_d, "UiS": 100 * int((ks == 1).sum()) / n_s,
+                "UiOiS": 100 * int(((kd == 1) & syn_groups).sum()) / n_d,
                 "repU": 100 * int(((kd == 1) & (ks == 1)).sum()) / n_d}
     disco_cells = after["tDiSCO"]
     attribute = {"Dorig": 100 * after["did"].sum() / n_d, "Dsyn": 100 * after["dis"].sum() / n_s,
@@ -178,69 +226,71 @@ def disclosure(original: pd.DataFrame, synthetic: pd.DataFrame, keys, target: st
                  "DiSCO": 100 * disco_cells.sum() / n_d, "DiSDiO": 100 * after["tDiSDiO"].sum() / n_d,
                  "max_denom": int(disco_cells.max()) if len(disco_cells) else 0,
                  "mean_denom": float(disco_cells[disco_cells > 0].mean()) if (disco_cells > 0).any() else np.nan}
-    caps = _caps(cells["q"], after["d"], after["s"], kd, ks, disco_cells, n_d, n_s, base_cap)
-    checks = _checks(cells, after, original, keys, target, thresh_1way, thresh_2way)
+    attribute = {k: (float(v) if k != "max_denom" else v) for k, v in attribute.items()}
+    caps = _caps(c, after["d"], after["s"], kd, ks, disco_cells, base_cap)
+    checks = (_checks(c, after, keys, thresh_1way, thresh_2way) if target is not None
+              else {"one_way": None, "two_way": []})
 
     # per original record: its cell's flags (after the exclusions, as the counts are)
-    cell_of = pd.MultiIndex.from_arrays([q_d, t_d])
-    flags = pd.DataFrame({"unique": cells["q"].map(kd).eq(1) & (after["d"] > 0),
-                          "replicated": cells["q"].map(kd).eq(1) & cells["q"].map(ks).eq(1) & (after["d"] > 0),
-                          "disco": disco_cells > 0}).set_axis(pd.MultiIndex.from_frame(cells[["q", "t"]]))
-    per_record = flags.reindex(cell_of).fillna(False).astype(bool).reset_index(drop=True)
-    records = pd.DataFrame({"position": np.arange(n_d), "unique_original": per_record["unique"].to_numpy(),
-                            "replicated_unique": per_record["replicated"].to_numpy(),
-                            "disco": per_record["disco"].to_numpy()})
+    unique = (kd[c.q] == 1) & (after["d"] > 0)
+    replicated = unique & (ks[c.q] == 1)
+    mine = c.cell[:n_d]
+    records = pd.DataFrame({"position": np.arange(n_d), "unique_original": unique[mine],
+                            "replicated_unique": replicated[mine], "disco": (disco_cells > 0)[mine]})
     settings = {"denom_lim": int(denom_lim), "exclude_over_denom_lim": bool(exclude_over_denom_lim),
-                "not_target_levels": [str(v) for v in np.atleast_1d(not_target_levels) if v is not None],
-                "use_target_na": bool(use_target_na), "use_keys_na": use_keys_na,
-                "thresh_1way": list(thresh_1way), "thresh_2way": list(thresh_2way)}
+                "not_target_levels": sorted(left_out), "use_target_na": bool(use_target_na),
+                "use_keys_na": use_keys_na, "thresh_1way": list(thresh_1way), "thresh_2way": list(thresh_2way)}
     return DisclosureResult(keys=tuple(keys), target=target, n_original=n_d, n_synthetic=n_s, identity=identity,
                             attribute=attribute, caps=caps, settings=settings, checks=checks, records=records)
 
 
-def _caps(q: pd.Series, d: pd.Series, s: pd.Series, kd: pd.Series, ks: pd.Series, disco: pd.Series, n_d: int,
-          n_s: int, base_cap: float) -> dict:
+def _caps(c: _Cells, d: np.ndarray, s: np.ndarray, kd: np.ndarray, ks: np.ndarray, disco: np.ndarray,
+          base_cap: float) -> dict:
     """The correct attribution probabilities on the tables after the exclusions (pd', ps' recomputed)."""
-    kd_cell, ks_cell = q.map(kd), q.map(ks)
+    kd_cell, ks_cell = kd[c.q], ks[c.q]
     with np.errstate(divide="ignore", invalid="ignore"):
         pd_after = np.where(kd_cell > 0, d / kd_cell, 0.0)
         ps_after = np.where(ks_cell > 0, s / ks_cell, 0.0)
-    in_syn = int(kd[ks.reindex(kd.index).fillna(0) > 0].sum())
+    in_syn = int(kd[ks > 0].sum())
     return {"baseCAPd": base_cap,
-            "CAPd": 100 * float((d * pd_after).sum()) / n_d,
-            "CAPs": 100 * float((s * ps_after).sum()) / n_s,
-            "DCAP": 100 * float((ps_after * d).sum()) / n_d,
+            "CAPd": 100 * float((d * pd_after).sum()) / c.n_d,
+            "CAPs": 100 * float((s * ps_after).sum()) / c.n_s,
+            "DCAP": 100 * float((ps_after * d).sum()) / c.n_d,
             "TCAP": 100 * float(disco.sum()) / in_syn if in_syn else np.nan}
 
 
-def _checks(cells: pd.DataFrame, after: dict, original: pd.DataFrame, keys: list[str], target: str,
-            thresh_1way, thresh_2way) -> dict:
+def _checks(c: _Cells, after: dict, keys: list[str], thresh_1way, thresh_2way) -> dict:
     """synthpop's two checks for commonly known relationships; they flag, and change no number.
     One way: the target level with the most DiSCO records, flagged when it has more than
     `thresh_1way[0]` of them and more than `thresh_1way[1]` % of all DiSCO records. Two ways: every
     (target level, key level) pair among DiSCO cells of more than `thresh_2way[0]` original records
-    whose key level holds that target level in more than `thresh_2way[1]` % of the original records."""
-    by_level = after["tDiSCO"].groupby(cells["t"]).sum().sort_index()
+    whose key level holds that target level in more than `thresh_2way[1]` % of the original records
+    (counted before any exclusion)."""
+    disco = after["tDiSCO"]
+    by_level = pd.Series(np.bincount(c.t, weights=disco, minlength=len(c.t_names)), index=c.t_names).sort_index()
     total = int(by_level.sum())
     one_way = None
     if total:
-        level = by_level.idxmax()
+        level = by_level.idxmax()  # ties: the first in label order, as R's
         share = 100 * int(by_level[level]) / total
         one_way = {"level": level, "n_disco": int(by_level[level]), "total_disco": total, "pct": share,
                    "flagged": bool(by_level[level] > thresh_1way[0] and share > thresh_1way[1])}
     pairs = []
-    big = cells[after["tDiSCO"] > thresh_2way[0]]
+    big = np.flatnonzero(disco > thresh_2way[0])
     if len(big):
-        t_original = labels(original[target])
-        parts = big["q"].str.split(SEPARATOR, regex=False, expand=True)
-        counts = after["tDiSCO"][big.index]
-        for i, key in enumerate(keys):
-            key_original = labels(original[key])
-            grouped = counts.groupby([big["t"], parts[i]]).sum()
+        # every original record's cell, for the key level's totals
+        mine = c.cell[:c.n_d]
+        t_of_record = c.t[mine]
+        for levels, names, key in zip(c.key_levels, c.key_names, keys):
+            level_of_record = levels[mine]
+            totals = np.bincount(level_of_record, minlength=len(names))
+            grouped = pd.Series(disco[big]).groupby([c.t_names[c.t[big]], names[levels[big]]]).sum()
+            t_codes = {name: i for i, name in enumerate(c.t_names)}
+            level_codes = {name: i for i, name in enumerate(names)}
             for (t, level), n_pairs in grouped.items():
-                in_level = key_original == level
-                key_total = int(in_level.sum())
-                both = int((in_level & (t_original == t)).sum())
+                in_level = level_of_record == level_codes[level]
+                key_total = int(totals[level_codes[level]])
+                both = int((in_level & (t_of_record == t_codes[t])).sum())
                 pct = 100 * both / key_total if key_total else 0.0
                 if pct > thresh_2way[1]:
                     pairs.append({"target_level": t, "key": key, "key_level": level, "n_disco": int(n_pairs),

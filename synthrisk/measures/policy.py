@@ -23,7 +23,8 @@ it in at most `alpha / 8` of audits.
 Effects are measured on one scale per kind of attack, stated with the threshold (`SCALES`): the
 advantage 2 (AUC - 0.5) of a membership score (2 (share - 1/2) for DCR), the control-corrected
 risk of singling out, linkability and inference (Giomi et al. 2023), and the member excess of
-RAPID (members minus records the generator never saw). The default threshold, 0.09 on each of
+RAPID and of synthpop's replicated uniques and DiSCO (members minus records the generator never
+saw). The default threshold, 0.09 on each of
 them, is a convention: the re-identification probability used for the public release of
 clinical-trial data (the EMA's external guidance on Policy 0070, 2018, section 3.3.3; Health
 Canada's guidance on the public release of clinical information, 2019), carried over to scales that
@@ -58,8 +59,9 @@ ANSWERS = {"yes": "yes", "no": "no", "inconclusive": "inconclusive"}
 #: what each risk's threshold is compared with
 SCALES = {
     "membership": "membership advantage 2 (AUC - 0.5), or 2 (share closer to members - 0.5) for DCR",
-    "attribute_inference": "control-corrected inference risk, or RAPID's member excess (members minus holdout)",
-    "singling_out": "control-corrected singling-out risk",
+    "attribute_inference": ("control-corrected inference risk, or the member excess (members minus holdout) of RAPID "
+                            "or of synthpop's DiSCO"),
+    "singling_out": "control-corrected singling-out risk, or the member excess of synthpop's replicated uniques",
     "linkability": "control-corrected linkability risk",
 }
 

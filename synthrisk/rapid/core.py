@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
-from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
+from statsmodels.stats.proportion import proportion_confint
 
 from ..data.encoding import numeric_values
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
-from ..stats.proportions import MEMBER_EXCESS_TEST, member_excess_p_value
+from ..stats.proportions import MEMBER_EXCESS_CI, MEMBER_EXCESS_TEST, member_excess_test
 from .attackers import CALIBRATED, CALIBRATION_FOLDS, base_attacker, informative_features, make_attacker, model_frame
 from .attribution import attribute_risk
 from .scores import CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores, class_shares, continuous_errors
@@ -111,28 +111,6 @@ def _continuous_scorer(model, x_syn, y_syn, error, delta):
         return score
 
     return scorer
-
-
-MEMBER_EXCESS_CI = "newcombe"  # Newcombe's hybrid score interval (his method 10) for p1 - p2
-
-
-def member_excess_test(n_at_risk: int, n: int, n_at_risk_holdout: int, n_holdout: int) -> dict:
-    """Member excess (RAPID on members minus the same attacker's RAPID on holdout records), its 95%
-    interval and the one-sided p-value of excess > 0.
-
-    Interval: Newcombe's hybrid score interval for a difference of two independent proportions
-    (Newcombe 1998, method 10; statsmodels' `newcomb`). Test: the attacker is fitted once, so every
-    scored record's at-risk flag is fixed; under "no member-specific inference" members and holdout
-    records are exchangeable, and permuting the member/holdout labels over the scored records gives
-    the null. Its distribution of the members' at-risk count is hypergeometric, so the test is exact
-    without drawing permutations (it is the one-sided Fisher exact test)."""
-    excess = n_at_risk / n - n_at_risk_holdout / n_holdout
-    low, high = confint_proportions_2indep(n_at_risk, n, n_at_risk_holdout, n_holdout, method=MEMBER_EXCESS_CI,
-                                           compare="diff", alpha=0.05)
-    # The score bounds at 0 or n can miss the point estimate by rounding: keep it inside.
-    low, high = min(float(low), excess), max(float(high), excess)
-    return {"member_excess": float(excess), "member_excess_ci_low": low, "member_excess_ci_high": high,
-            "member_excess_p_value": member_excess_p_value(n_at_risk, n, n_at_risk_holdout, n_holdout)}
 
 
 @dataclass

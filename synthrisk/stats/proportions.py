@@ -101,3 +101,27 @@ def ratio_score_interval(count1: float, n1: int, count2: float, n2: int, confide
     high = math.inf if count2 == 0 or statistic(hi_end) >= -z else math.exp(
         brentq(lambda r: statistic(r) + z, lo_end if estimate is None else estimate - 1e-6, hi_end, xtol=1e-10))
     return low, high
+
+
+MEMBER_EXCESS_CI = "newcombe"  # Newcombe's hybrid score interval (his method 10) for p1 - p2
+
+
+def member_excess_test(n_at_risk: int, n: int, n_at_risk_holdout: int, n_holdout: int) -> dict:
+    """Member excess (the share of members an attack succeeds on minus its share of holdout records:
+    RAPID's, synthpop's repU and DiSCO), its 95% interval and the one-sided p-value of excess > 0.
+
+    Interval: Newcombe's hybrid score interval for a difference of two independent proportions
+    (Newcombe 1998, method 10; statsmodels' `newcomb`). Test: the attacker is fitted once, so every
+    scored record's at-risk flag is fixed; under "no member-specific inference" members and holdout
+    records are exchangeable, and permuting the member/holdout labels over the scored records gives
+    the null. Its distribution of the members' at-risk count is hypergeometric, so the test is exact
+    without drawing permutations (it is the one-sided Fisher exact test)."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    excess = n_at_risk / n - n_at_risk_holdout / n_holdout
+    low, high = confint_proportions_2indep(n_at_risk, n, n_at_risk_holdout, n_holdout, method=MEMBER_EXCESS_CI,
+                                           compare="diff", alpha=0.05)
+    # The score bounds at 0 or n can miss the point estimate by rounding: keep it inside.
+    low, high = min(float(low), excess), max(float(high), excess)
+    return {"member_excess": float(excess), "member_excess_ci_low": low, "member_excess_ci_high": high,
+            "member_excess_p_value": member_excess_p_value(n_at_risk, n, n_at_risk_holdout, n_holdout)}

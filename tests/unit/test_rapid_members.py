@@ -13,8 +13,8 @@ from synthrisk.errors import DataError
 from synthrisk.generators import make_generator
 from synthrisk.measures.base import EVIDENCE_COLUMNS, MeasureInput
 from synthrisk.rapid import rapid
-from synthrisk.rapid.core import member_excess_test
 from synthrisk.rapid.summary import MEMBER_EXCESS, NO_HOLDOUT, NO_MEMBER_EXCESS, summarise
+from synthrisk.stats.proportions import member_excess_test
 
 FAST = {"n_trees": 60, "n_permutations": 99, "null_refits": 3, "attribution": False}
 NEW_KEYS = {"rapid_holdout", "n_holdout", "n_holdout_at_risk", "n_holdout_total", "member_excess",

@@ -1,0 +1,247 @@
+"""synthpop's disclosure measures (Raab, Nowok & Dibben 2024; `synthrisk.disclosure`) as two
+measures: `repu`, identity disclosure (replicated uniques), read under singling out, and `disco`,
+attribute disclosure (DiSCO: disclosive in the synthetic data, correct in the original), read
+under attribute inference, per target. One job per synthetic dataset each.
+
+Keys default to the schema's quasi-identifiers and targets to its sensitive columns; numeric
+columns with many values are read in quantile groups of the release (`synthrisk.disclosure.grouping`,
+the breaks stated in the summary). Each attack reports:
+- `synthpop`: the measures as synthpop computes them with the training records as the original
+  (population-level, as RAPID as published is: they count what the release says about anyone
+  who looks like a training record), and `holdout`: the same with the holdout records as the
+  original (what the release says about people it was not made from);
+- the member excess: every real record (members and holdout together, as one original) is
+  flagged (a replicated unique: unique on the keys among the real records and in the release; or
+  DiSCO on the target), and the members' share minus the holdout's share is the excess, with
+  Newcombe's interval and the exact one-sided test of `synthrisk.stats.proportions`. Given the
+  release, a record's flag depends on its own values and the real records' keys, not on which of
+  them were members, so under "the release says no more about members than about holdout records"
+  the labels are exchangeable and the test is exact. (synthpop's repU on members minus repU on the
+  holdout would count a key's uniqueness within each file, which depends on the labels.)
+
+The member excess is the evidence the verdicts read: repU's under singling out, DiSCO's under
+attribute inference (Holm over each risk's attacks, as for the others).
+
+Summary JSON: `attacks`, one per target (repU: one, with target null): label, keys, target, groups,
+synthpop, holdout, n_members, n_holdout, member_hits, holdout_hits, member_rate, holdout_rate,
+member_excess, member_excess_ci_low/high, member_excess_p_value. Per-record table: row_id, member,
+target, flagged (ids and flags only)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ..data.split import ROW_ID
+from ..disclosure import core
+from ..disclosure.grouping import DEFAULT_GROUPS, group_columns
+from ..errors import SynthriskError
+from ..stats.proportions import MEMBER_EXCESS_TEST, member_excess_test
+from . import tabulate
+from .base import Measure, MeasureResult, NotApplicable
+from .registry import register_measure
+from .wording import interval, pct
+
+NOTE = ("reference: 0, members flagged as often as holdout records (every real record flagged with members and "
+        f"holdout as one original); p: {MEMBER_EXCESS_TEST}; interval: Newcombe's hybrid score interval")
+
+
+class _Synthpop(Measure):
+    """What repU and DiSCO share: the keys, the groups, the three readings of one release and the
+    member excess of the flag `flag` (a column of `synthrisk.disclosure.DisclosureResult.records`)."""
+
+    flag: ClassVar[str]                 # the flag of `DisclosureResult.records` the excess counts
+    headline: ClassVar[str]             # synthpop's number the tables lead with
+    record_columns = ("row_id", "member", "target", "flagged")
+
+    def targets(self, data, settings) -> list[str | None]:
+        raise NotImplementedError
+
+    def filters(self, settings, target: str | None) -> dict:
+        return {"denom_lim": settings.denom_lim, "exclude_over_denom_lim": settings.exclude_over_denom_lim,
+                "use_keys_na": settings.use_keys_na}
+
+    def run(self, data, settings, unit):
+        if data.non_members.empty:
+            raise NotApplicable("needs holdout records (n_holdout > 0) for the member excess")
+        keys = list(settings.keys or data.schema.quasi_identifiers)
+        unknown = [k for k in keys if k not in data.schema.columns]
+        if unknown:
+            raise SynthriskError(f"{self.name}.keys: {unknown} are not columns of the dataset")
+        if not keys:
+            raise NotApplicable("needs key variables (the schema's quasi-identifiers, or keys:)")
+        targets = self.targets(data, settings)
+        numeric = [c for c in [*keys, *[t for t in targets if t]] if c not in data.schema.categorical]
+        frames, groups = group_columns({"members": data.members, "holdout": data.non_members,
+                                        "synthetic": data.synthetic}, numeric, data.synthetic, settings.groups)
+        members, holdout, synthetic = frames["members"], frames["holdout"], frames["synthetic"]
+        real = pd.concat([members, holdout], ignore_index=True)
+        is_member = np.arange(len(real)) < len(members)
+        attacks, records = [], []
+        for target in targets:
+            try:
+                options = self.filters(settings, target)
+                on_members = core.disclosure(members, synthetic, keys, target, **options)
+                on_holdout = core.disclosure(holdout, synthetic, keys, target, **options)
+                flags = core.disclosure(real, synthetic, keys, target, **options).records[self.flag].to_numpy(bool)
+            except SynthriskError as exc:
+                raise NotApplicable(str(exc)) from None
+            hits, holdout_hits = int(flags[is_member].sum()), int(flags[~is_member].sum())
+            test = member_excess_test(hits, len(members), holdout_hits, len(holdout))
+            attacks.append({"label": self.label(target), "keys": list(on_members.keys), "target": target,
+                            "groups": {c: groups[c] for c in [*on_members.keys, target] if c in groups},
+                            "synthpop": _measures(on_members), "holdout": _measures(on_holdout),
+                            "n_members": len(members), "n_holdout": len(holdout), "member_hits": hits,
+                            "holdout_hits": holdout_hits, "member_rate": hits / len(members),
+                            "holdout_rate": holdout_hits / len(holdout), **test})
+            records.append(pd.DataFrame({ROW_ID: real[ROW_ID].to_numpy(), "member": is_member,
+                                         "target": target or "", "flagged": flags}))
+        return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)])
+
+    def label(self, target: str | None) -> str:
+        raise NotImplementedError
+
+    def log_line(self, result) -> str:
+        return "; ".join(f"{a['label']}: synthpop {a['synthpop'][self.headline]:.2f} %, member excess "
+                         f"{a['member_excess']:+.4f} [{a['member_excess_ci_low']:+.4f}, {a['member_excess_ci_high']:+.4f}], "
+                         f"p = {a['member_excess_p_value']:.3g}" for a in result.summary["attacks"])
+
+    # --- the tables and the evidence ---------------------------------------------------------------
+    def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
+        """Per dataset x generator x attack, over seeds: synthpop's value on the training records and on
+        the holdout (percent), and the member excess with its interval and test."""
+        runs = tabulate.collect_runs(summaries, {
+            "attack": lambda a: a["label"], "synthpop": lambda a: a["synthpop"][self.headline],
+            "synthpop_holdout": lambda a: a["holdout"][self.headline], "member_rate": lambda a: a["member_rate"],
+            "holdout_rate": lambda a: a["holdout_rate"], "member_excess": lambda a: a["member_excess"],
+            "ci_low": lambda a: a["member_excess_ci_low"], "ci_high": lambda a: a["member_excess_ci_high"],
+            "p_value": lambda a: a["member_excess_p_value"],
+            "beats": lambda a: a["member_excess_p_value"] <= 0.05}, rows=lambda info: info["attacks"])
+        by = tabulate.PAIR + (["attack"] if "attack" in runs else [])
+        table = tabulate.over_seeds(runs, by, ["synthpop", "synthpop_holdout", "member_rate", "holdout_rate",
+                                               "member_excess"],
+                                    beats="beats", ci=("ci_low", "ci_high"), p_value="p_value")
+        return {self.name: table.rename(columns={"synthpop_mean": f"{self.headline}_mean",
+                                                 "synthpop_sd": f"{self.headline}_sd",
+                                                 "synthpop_holdout_mean": f"{self.headline}_holdout_mean",
+                                                 "synthpop_holdout_sd": f"{self.headline}_holdout_sd"})}
+
+    def evidence(self, tables) -> pd.DataFrame | None:
+        table = tables[self.name]
+        if "member_excess_mean" not in table or "attack" not in table:
+            return None
+        return tabulate.evidence_rows(table, self.risk, self.name, lambda t: t["attack"],
+                                      "member excess (members minus holdout)", "member_excess_mean", 0.0, NOTE)
+
+    def summary_columns(self, tables) -> pd.DataFrame | None:
+        """synthpop's value (largest over targets) and the largest member excess per dataset x generator."""
+        table = tables[self.name]
+        if "member_excess_mean" not in table:
+            return None
+        grouped = table.groupby(tabulate.PAIR)
+        return pd.DataFrame({self.headline: grouped[f"{self.headline}_mean"].max(),
+                             f"{self.name}_member_excess": grouped["member_excess_mean"].max()}).reset_index()
+
+    # --- the steward's audit -----------------------------------------------------------------------
+    def exposed_members(self, row, records):
+        """The members flagged on the row's target (`... -> {target}`)."""
+        if "->" in row["attack"]:
+            records = records[records["target"] == row["attack"].split("->", 1)[1].strip()]
+        part = records[records["member"].astype(bool)]
+        return pd.DataFrame({ROW_ID: part[ROW_ID], "flag": part["flagged"].astype(bool)})
+
+    def compares_with_holdout(self, row: dict) -> bool:
+        return True
+
+
+def _measures(result: core.DisclosureResult) -> dict:
+    """synthpop's numbers of one reading (percent), its filters and checks."""
+    return {**result.identity, **(result.attribute | result.caps if result.target is not None else {}),
+            "n_original": result.n_original, "settings": result.settings, "checks": result.checks}
+
+
+@register_measure
+class ReplicatedUniques(_Synthpop):
+    name = "repu"
+    title = "Replicated uniques (synthpop's identity disclosure)"
+    risk = "singling_out"
+    flag = "replicated_unique"
+    headline = "repU"
+    default_on = True
+    order = 65
+    summary_labels = {"repU": "repU, % of training records (synthpop)",
+                      "repu_member_excess": "replicated uniques: member excess"}
+
+    @dataclass(frozen=True)
+    class Settings:
+        keys: tuple[str, ...] | None = None     # default: the schema's quasi-identifiers
+        groups: int = DEFAULT_GROUPS            # numeric keys with more values: this many quantile groups (0: none)
+        denom_lim: int = core.DEFAULT_DENOM_LIM
+        exclude_over_denom_lim: bool = False
+        use_keys_na: bool = True
+
+    def targets(self, data, settings):
+        return [None]
+
+    def label(self, target):
+        return "replicated uniques (repU)"
+
+    def explain(self, row: dict) -> str:
+        return (f"synthpop's replicated uniques: a training record unique on its quasi-identifiers among the real "
+                f"records and unique in the release too lets an intruder who knows those values find the person's "
+                f"one synthetic record; {pct(float(row['value']))} more training records than holdout records are "
+                f"such replicated uniques{interval(row)} (0% = the release reproduces unique people it was made from "
+                "no more often than unique people it never saw).")
+
+
+@register_measure
+class DiSCO(_Synthpop):
+    name = "disco"
+    title = "DiSCO (synthpop's attribute disclosure)"
+    risk = "attribute_inference"
+    flag = "disco"
+    headline = "DiSCO"
+    default_on = True
+    order = 85
+    summary_labels = {"DiSCO": "DiSCO, % of training records (synthpop; largest over targets)",
+                      "disco_member_excess": "DiSCO: member excess (largest over targets)"}
+
+    @dataclass(frozen=True)
+    class Settings:
+        keys: tuple[str, ...] | None = None     # default: the schema's quasi-identifiers
+        targets: tuple[str, ...] | None = None  # default: the schema's sensitive columns
+        groups: int = DEFAULT_GROUPS            # numeric keys and targets with more values: quantile groups (0: none)
+        denom_lim: int = core.DEFAULT_DENOM_LIM
+        exclude_over_denom_lim: bool = False
+        not_target_levels: dict = field(default_factory=dict)  # target -> levels that are common knowledge
+        use_target_na: bool = True
+        use_keys_na: bool = True
+        thresh_1way: tuple[float, float] = core.DEFAULT_THRESH_1WAY
+        thresh_2way: tuple[float, float] = core.DEFAULT_THRESH_2WAY
+
+    def targets(self, data, settings):
+        targets = list(settings.targets or data.schema.sensitive)
+        unknown = [t for t in targets if t not in data.schema.columns]
+        if unknown:
+            raise SynthriskError(f"disco.targets: {unknown} are not columns of the dataset")
+        if not targets:
+            raise NotApplicable("needs a target (the schema's sensitive columns, or targets:)")
+        return targets
+
+    def filters(self, settings, target):
+        return {**super().filters(settings, target), "not_target_levels": settings.not_target_levels.get(target, ()),
+                "use_target_na": settings.use_target_na, "thresh_1way": settings.thresh_1way,
+                "thresh_2way": settings.thresh_2way}
+
+    def label(self, target):
+        return f"DiSCO -> {target}"
+
+    def explain(self, row: dict) -> str:
+        target = row["attack"].split("->", 1)[1].strip()
+        return (f"synthpop's DiSCO on '{target}': the release's records that share a person's quasi-identifiers all "
+                f"have one '{target}', and it is the person's own; that holds for {pct(float(row['value']))} more "
+                f"training records than holdout records{interval(row)} (what it holds for anyone is population-level "
+                "disclosure, in the measure's table as synthpop reports it).")
