@@ -64,14 +64,26 @@ RUNS = STUDY / "runs"
 PUBLISHED = HERE.parent / "synthrisk" / "reference" / "shipped_calibration.csv"
 NULLS = ("second_holdout", "cart")
 RUNS_COLUMNS = ["cell", "fingerprint", "dataset", "n", "split", "release", "risk", "level", "beats", "n_identified",
-                "n_false", "effect", "effect_low", "effect_high", "answer", "seconds", "commit"]
+                "n_false", "effect", "effect_low", "effect_high", "answer", "seconds", "commit", "p_value"]
 AUDIT = "(audit)"
+#: rows of single attacks (from revision 2 on): "attack: {measure}: {attack}", with the attack's own
+#: one-sided p-value and its value minus its reference as `effect`
+ATTACK = "attack: "
+LEVEL = 0.05  # an attack "fires" on its own when its p-value is at most this (the attacks table)
 REFUSED = "(refused by the record checks)"
 
 
+def revision(cell: dict) -> int:
+    """The audit revision a cell calibrates (`synthrisk.measures.calibrated_power.AUDIT_REVISIONS`); the
+    cells planned before revisions were named calibrate revision 1."""
+    return int(cell.get("audit", 1))
+
+
 def fingerprint(cell: dict) -> str:
-    """What fixes a cell before it runs: its dataset, size, releases, seed and number of splits."""
-    text = json.dumps({k: cell[k] for k in ("dataset", "n", "releases", "splits", "seed")}, sort_keys=True)
+    """What fixes a cell before it runs: its dataset, size, releases, seed, number of splits and (after
+    revision 1) the audit revision it calibrates."""
+    keys = ("dataset", "n", "releases", "splits", "seed") + (("audit",) if revision(cell) != 1 else ())
+    text = json.dumps({k: cell[k] for k in keys}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -90,10 +102,13 @@ def load_plan(path: Path = PLAN) -> dict[str, dict]:
     return cells
 
 
-def primary_family(cells: dict) -> int:
+def primary_family(cells: dict, audit: int | None = None) -> int:
     """The size of the primary family, fixed by the plan: one per-audit "at risk" rate per null
-    release of every cell."""
-    return sum(1 for cell in cells.values() for kind in cell["releases"] if kind in NULLS)
+    release of every cell of one audit revision (each revision is its own study; None: the largest
+    revision's family, the widest the plan has)."""
+    if audit is None:
+        return max((primary_family(cells, r) for r in {revision(c) for c in cells.values()}), default=0)
+    return sum(1 for cell in cells.values() if revision(cell) == audit for kind in cell["releases"] if kind in NULLS)
 
 
 def audit_rows(members, holdout, release, schema, kind: str) -> tuple[list[dict], str]:
@@ -114,7 +129,10 @@ def audit_rows(members, holdout, release, schema, kind: str) -> tuple[list[dict]
                      "effect_high": policy.get("effect_high")})
     audit = {"risk": AUDIT, "level": "at risk" if any(r["level"] == "at risk" for r in rows) else "not at risk",
              "n_identified": len(everyone), "n_false": false_named(everyone, release, kind)}
-    return [*rows, audit], result.answer
+    attacks = [{"risk": f"{ATTACK}{row['measure']}: {row['attack']}", "effect": row["value"] - row["reference"],
+                "p_value": row.get("p_value"), "beats": bool(row.get("n_seeds_beating"))}
+               for row in result.report["evidence"]]
+    return [*rows, audit, *attacks], result.answer
 
 
 def false_named(named: set[int], release: pd.DataFrame, kind: str) -> int | None:
@@ -189,7 +207,12 @@ def append(rows: list[dict], path: Path) -> None:
 
 def run_cell(name: str, cells: dict, worker: int, workers: int, commit: str, limit: int | None = None) -> int:
     """Run the cell's splits of this worker that no runs file holds yet; returns how many it ran."""
+    from synthrisk.measures.calibrated_power import AUDIT_REVISION
+
     cell = cells[name]
+    if revision(cell) != AUDIT_REVISION:
+        raise SystemExit(f"cell {name} calibrates audit revision {revision(cell)}; this commit's audit is revision "
+                         f"{AUDIT_REVISION}: run it from a checkout of its own revision (its runs name their commits)")
     done = read_runs()
     mine = done[done["cell"] == name]
     stale = set(mine["fingerprint"]) - {fingerprint(cell)}
@@ -225,11 +248,11 @@ def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
                          "files twice (overlapping workers?); remove the repeat")
     refused = runs[runs["risk"] == REFUSED].groupby("cell")["split"].nunique()
     commits = runs.groupby("cell")["commit"].agg(lambda c: " ".join(sorted(set(map(str, c)))))
-    runs = runs[runs["risk"] != REFUSED]
+    runs = runs[(runs["risk"] != REFUSED) & ~runs["risk"].astype(str).str.startswith(ATTACK)]
     groups = []
     for (cell, release, risk), part in runs.groupby(["cell", "release", "risk"], sort=True):
         splits = part["split"].nunique()
-        row = {"cell": cell, "dataset": part["dataset"].iloc[0], "n": int(part["n"].iloc[0]), "release": release,
+        row = {"cell": cell, "audit": revision(cells.get(cell, {})), "dataset": part["dataset"].iloc[0], "n": int(part["n"].iloc[0]), "release": release,
                "kind": "null" if release in NULLS else "positive control", "risk": risk, "splits": splits,
                "planned": int(cells.get(cell, {}).get("splits", 0)), "refused": int(refused.get(cell, 0)),
                "commits": commits.get(cell, ""),
@@ -245,19 +268,50 @@ def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
             row["below"] = int((part["level"] == "below the threshold").sum())
             row["inconclusive"] = int((part["level"] == "inconclusive").sum())
         groups.append(row)
-    table = pd.DataFrame(groups, columns=["cell", "dataset", "n", "release", "kind", "risk", "splits", "planned",
+    table = pd.DataFrame(groups, columns=["cell", "audit", "dataset", "n", "release", "kind", "risk", "splits", "planned",
                                           "refused", "commits", "primary", "at_risk", "below", "inconclusive", "yes", "named",
                                           "fdp"])
-    confidence = 1 - 0.05 / max(primary_family(cells), 1)
+    confidence = {audit: 1 - 0.05 / max(primary_family(cells, audit), 1) for audit in set(table["audit"])}
     for column in ("at_risk", "below", "yes", "named"):
         counts = table[column]
         table[f"{column}_rate"] = counts / table["splits"]
-        bounds = [clopper_pearson(int(k), int(m), confidence if column == "at_risk" and primary else 0.95)
-                  if pd.notna(k) else (np.nan, np.nan) for k, m, primary in zip(counts, table["splits"], table["primary"])]
+        bounds = [clopper_pearson(int(k), int(m), confidence[audit] if column == "at_risk" and primary else 0.95)
+                  if pd.notna(k) else (np.nan, np.nan)
+                  for k, m, primary, audit in zip(counts, table["splits"], table["primary"], table["audit"])]
         table[f"{column}_low"] = [b[0] for b in bounds]
         table[f"{column}_high"] = [b[1] for b in bounds]
     table.attrs["confidence"] = confidence
     return table
+
+
+def attack_summary(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
+    """Per cell, release and attack (the runs of revision 2 on): splits, how many the attack's own
+    test fires in at `LEVEL` (before Holm over its risk's attacks) with its 95 % Clopper-Pearson
+    interval, and its mean value minus reference. On a null release the rate is the attack's own
+    false-positive rate: at most `LEVEL` for a valid test."""
+    attacks = runs[runs["risk"].astype(str).str.startswith(ATTACK)]
+    rows = []
+    for (cell, release, attack), part in attacks.groupby(["cell", "release", "risk"], sort=True):
+        p = pd.to_numeric(part["p_value"], errors="coerce")
+        fires, splits = int((p <= LEVEL).sum()), part["split"].nunique()
+        low, high = clopper_pearson(fires, splits, 0.95)
+        rows.append({"cell": cell, "audit": revision(cells.get(cell, {})), "release": release,
+                     "kind": "null" if release in NULLS else "positive control", "attack": attack[len(ATTACK):],
+                     "splits": splits, "fires": fires, "fires_rate": fires / splits, "fires_low": low,
+                     "fires_high": high, "effect": pd.to_numeric(part["effect"], errors="coerce").mean()})
+    return pd.DataFrame(rows, columns=["cell", "audit", "release", "kind", "attack", "splits", "fires", "fires_rate",
+                                       "fires_low", "fires_high", "effect"])
+
+
+def attacks_markdown(table: pd.DataFrame) -> str:
+    lines = [f"Each attack's own test at {LEVEL:g} (before Holm over its risk's attacks), per release: on a null "
+             f"release the share of splits it fires in is its false-positive rate (at most {LEVEL:g} for a valid test). "
+             "Intervals: Clopper–Pearson, 95 % each.", "",
+             "| cell | audit revision | release | attack | splits | fires | mean value − reference |", "|---|---|---|---|---|---|---|"]
+    for r in table.itertuples():
+        lines.append(f"| {r.cell} | {r.audit} | {r.release} | {r.attack} | {r.splits} | {r.fires} "
+                     f"({100 * r.fires_rate:.1f} %, {100 * r.fires_low:.1f}–{100 * r.fires_high:.1f}) | {r.effect:.4f} |")
+    return "\n".join(lines) + "\n"
 
 
 def published(table: pd.DataFrame) -> pd.DataFrame:
@@ -275,15 +329,17 @@ def markdown(table: pd.DataFrame) -> str:
     def cell(k, rate, low, high):
         return "" if pd.isna(k) else f"{int(k)} ({100 * rate:.1f} %, {100 * low:.1f}–{100 * high:.1f})"
 
+    levels = "; ".join(f"revision {audit}: {100 * level:.3f} %"
+                       for audit, level in sorted(table.attrs.get("confidence", {}).items()))
     lines = [f"Intervals: Clopper–Pearson. Primary (**bold**: the null releases' per-audit at-risk rates) at "
-             f"{100 * table.attrs.get('confidence', 0.95):.3f} % each, Bonferroni over the plan's primary family: "
-             "95 % together; every other interval 95 % on its own.", "",
-             "| cell | release | risk | splits (planned; refused) | at risk | below the threshold | audit answers yes "
-             "| anyone named | mean false-discovery proportion |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             f"{levels} each, Bonferroni over each audit revision's primary family in the plan: 95 % together; "
+             "every other interval 95 % on its own.", "",
+             "| cell | audit revision | release | risk | splits (planned; refused) | at risk | below the threshold "
+             "| audit answers yes | anyone named | mean false-discovery proportion |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in table.itertuples():
         at_risk = cell(r.at_risk, r.at_risk_rate, r.at_risk_low, r.at_risk_high)
-        lines.append(f"| {r.cell} | {r.release} | {r.risk} | {r.splits} ({r.planned}; {r.refused}) | "
+        lines.append(f"| {r.cell} | {r.audit} | {r.release} | {r.risk} | {r.splits} ({r.planned}; {r.refused}) | "
                      f"{f'**{at_risk}**' if r.primary else at_risk} | "
                      f"{cell(r.below, r.below_rate, r.below_low, r.below_high)} | "
                      f"{cell(r.yes, r.yes_rate, r.yes_low, r.yes_high)} | "
@@ -298,7 +354,8 @@ def planned_widths(cells: dict) -> str:
     secondary rate at 95 %, the upper end of the interval at 0 events, and the interval at 1 % and at
     50 % (power)."""
     confidence = 1 - 0.05 / max(primary_family(cells), 1)
-    lines = [f"Primary family: {primary_family(cells)} rates, each at {100 * confidence:.3f} %.", "",
+    lines = [f"Primary family (per audit revision, the largest): {primary_family(cells)} rates, each at "
+             f"{100 * confidence:.3f} %.", "",
              "| cell | splits | primary: upper end at 0 | primary: at 1 % | secondary: at 50 % |",
              "|---|---|---|---|---|"]
     for name, cell in cells.items():
@@ -334,6 +391,7 @@ def main(argv=None) -> None:
         table = summarise(read_runs(), cells)
         table.to_csv(STUDY / "summary.csv", index=False, float_format="%.6g")
         (STUDY / "summary.md").write_text(markdown(table))
+        (STUDY / "attacks.md").write_text(attacks_markdown(attack_summary(read_runs(), cells)))
         published(table).to_csv(PUBLISHED, index=False, float_format="%.6g")
         print(markdown(table))
 

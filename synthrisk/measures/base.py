@@ -35,7 +35,10 @@ verdict row of `synthrisk.measures.verdict.risk_table` (a dict: `attack`, `metri
   units; RAPID: `{attacker}-{sensitive}`);
 - `compares_with_holdout(row)`: whether the attack reads the members against the holdout as
   non-members, so that its verdict is unreliable when the two files are not of one population
-  (default: a membership attack).
+  (default: a membership attack);
+- `reported(summaries)`: the measure's own numbers as its field reads them (synthpop's repU and
+  DiSCO as synthpop prints them), shown on the audit's page and in its JSON beside the verdicts
+  (default None: the evidence table says it all).
 
 The generic Snakemake rule (workflow/rules/measures.smk) and script (scripts/measure.py) run any
 registered measure; `synthrisk.measures.runner` owns the failure path.
@@ -60,6 +63,15 @@ RISKS = {
     "attribute_inference": "attribute inference",
     "singling_out": "singling out",
     "linkability": "linkability",
+}
+# The three criteria of the Article 29 Working Party's Opinion 05/2014 on anonymisation techniques
+# (WP216), with the risks each is read from, so that a data-protection officer can file the verdicts
+# under them. Membership in the training data is an attribute of the person (being in a hospital's
+# records says something about them), so membership inference is read under inference.
+CRITERIA = {
+    "singling_out": ("singling out", ("singling_out",)),
+    "linkability": ("linkability", ("linkability",)),
+    "inference": ("inference", ("attribute_inference", "membership")),
 }
 # Columns of `Measure.evidence()`; `synthrisk.measures.verdict` reads nothing else.
 # `p_value`: the one-sided p-value of "the attack beats its reference" (over seeds, twice their median);
@@ -256,3 +268,9 @@ class Measure:
         """Whether the attack of the verdict row reads the members against the holdout records, so
         that a holdout of another population makes its verdict unreliable."""
         return row["risk"] == "membership"
+
+    def reported(self, summaries: list[dict]) -> dict | None:
+        """The measure's own numbers as its field reads them, for the audit's page and JSON:
+        `{"caption": str, "rows": [dict, ...], "notes": [str, ...]}` from its ok runs' summaries, or
+        None (default)."""
+        return None

@@ -30,11 +30,21 @@ COLUMNS = ["dataset", "n", "risk", "share", "splits", "power", "power_low", "pow
            "null_rate_high", "null_splits", "commit"]
 
 
+#: The audit's revisions: a change of what the audit as it ships decides (its measures, their audit
+#: settings, how the verdicts are read) is a new revision, and its calibration starts again in new
+#: pre-registered cells (benchmarks/calibration/shipped/plan.yaml, each cell's `audit`). The page
+#: quotes the current revision's calibration, or says that only an earlier one's has run.
+AUDIT_REVISIONS = {
+    1: "the audit up to commit 12d8ae3",
+    2: "synthpop's replicated uniques and DiSCO join the singling-out and attribute-inference verdicts",
+}
+AUDIT_REVISION = max(AUDIT_REVISIONS)
+
 #: the pre-registered calibration of the audit as it ships (`benchmarks/shipped_calibration.py
 #: --summarise`): per cell and release, the per-audit rates
 SHIPPED = "reference/shipped_calibration.csv"
-SHIPPED_COLUMNS = ["dataset", "n", "release", "null", "splits", "planned", "at_risk", "at_risk_rate", "at_risk_high",
-                   "yes", "yes_rate", "named", "fdp"]
+SHIPPED_COLUMNS = ["audit", "dataset", "n", "release", "null", "splits", "planned", "at_risk", "at_risk_rate",
+                   "at_risk_high", "yes", "yes_rate", "named", "fdp"]
 #: the releases' names as the quote says them
 RELEASE_WORDS = {"second_holdout": "a second holdout", "cart": "cart fitted on other records",
                  "leaky": "the leaky generator (10 % member copies)"}
@@ -70,6 +80,8 @@ def release_statement(n_train: int, policy, table: pd.DataFrame | None = None) -
     table = _package_table(SHIPPED, tuple(SHIPPED_COLUMNS)) if table is None else table
     if table.empty:
         return None
+    revision = int(table["audit"].max())
+    table = table[table["audit"] == revision]
     n = nearest_size(table["n"], n_train)
     at = table[table["n"] == n]
     parts = []
@@ -88,8 +100,13 @@ def release_statement(n_train: int, policy, table: pd.DataFrame | None = None) -
             f"{_release_words(r.release)} {int(r.splits)} of {int(r.planned)}" for r in running.itertuples()) + ")"
                   if len(running) else "")
         parts.append(f"on {dataset.capitalize()}, " + "; ".join(said) + so_far)
-    return (f"In this audit's pre-registered calibration (the audit as it ships, default policy) at {n:,} training "
-            f"records per split (this file has {n_train:,}): " + ". ".join(parts) + ".")
+    if revision == AUDIT_REVISION:
+        opening = "In this audit's pre-registered calibration (the audit as it ships, default policy)"
+    else:
+        opening = (f"This audit is revision {AUDIT_REVISION} ({AUDIT_REVISIONS[AUDIT_REVISION]}), whose pre-registered "
+                   f"calibration has not run yet. In the calibration of revision {revision} "
+                   f"({AUDIT_REVISIONS[revision]}; default policy)")
+    return f"{opening} at {n:,} training records per split (this file has {n_train:,}): " + ". ".join(parts) + "."
 
 
 def published() -> pd.DataFrame:

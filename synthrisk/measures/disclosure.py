@@ -55,6 +55,8 @@ class _Synthpop(Measure):
 
     flag: ClassVar[str]                 # the flag of `DisclosureResult.records` the excess counts
     headline: ClassVar[str]             # synthpop's number the tables lead with
+    shown: ClassVar[tuple[str, ...]]    # synthpop's numbers on the audit's page
+    caption_words: ClassVar[str]
     record_columns = ("row_id", "member", "target", "flagged")
 
     def targets(self, data, settings) -> list[str | None]:
@@ -156,6 +158,53 @@ class _Synthpop(Measure):
     def compares_with_holdout(self, row: dict) -> bool:
         return True
 
+    def reported(self, summaries):
+        """synthpop's numbers on the training records (as synthpop prints them) and on the holdout, the
+        member excess with its interval and test, and notes stating the keys, groups, filters and the
+        checks synthpop flags."""
+        ok = [s for s in summaries if s.get("status") == "ok"]
+        if not ok:
+            return None
+        rows, notes = [], []
+        for summary in ok:
+            for a in summary["attacks"]:
+                rows.append({**({"seed": summary["seed"]} if len(ok) > 1 else {}), "measure": self.headline,
+                             "target": a["target"] or "",
+                             **{f"{name} on training records (%)": a["synthpop"][name] for name in self.shown},
+                             f"{self.headline} on holdout records (%)": a["holdout"][self.headline],
+                             "member excess": a["member_excess"], "ci_low": a["member_excess_ci_low"],
+                             "ci_high": a["member_excess_ci_high"], "p-value": a["member_excess_p_value"]})
+                notes += _notes(a)
+        return {"caption": self.caption_words, "rows": rows, "notes": list(dict.fromkeys(notes))}
+
+
+def _notes(attack: dict) -> list[str]:
+    """What the reader needs to redo the numbers: keys, groups, filters, and synthpop's flags."""
+    settings = attack["synthpop"]["settings"]
+    notes = [f"Keys: {', '.join(attack['keys'])}."]
+    for column, edges in attack["groups"].items():
+        notes.append(f"'{column}' read in {len(edges) - 1} quantile groups of the release (breaks "
+                     f"{', '.join(f'{b:g}' for b in edges)}).")
+    filters = [f"denom_lim {settings['denom_lim']}" + ("" if settings["exclude_over_denom_lim"] else " (not applied: "
+                                                        "exclude_over_denom_lim false, synthpop's default)")]
+    if attack["target"]:
+        filters += [f"thresh_1way {settings['thresh_1way']}", f"thresh_2way {settings['thresh_2way']}",
+                    f"use_target_na {str(settings['use_target_na']).lower()}"]
+        if settings["not_target_levels"]:
+            filters.append(f"not_target_levels {settings['not_target_levels']} for '{attack['target']}'")
+    filters.append(f"use_keys_na {str(all(settings['use_keys_na'])).lower()}")
+    notes.append("Filters (synthpop's defaults unless set): " + ", ".join(filters) + ".")
+    checks = attack["synthpop"]["checks"]
+    one_way = checks.get("one_way") or {}
+    if one_way.get("flagged"):
+        notes.append(f"synthpop's one-way check flags '{attack['target']}' = {one_way['level']}: "
+                     f"{one_way['pct']:.1f}% of the DiSCO records have it (a commonly known relationship may "
+                     "account for them; not_target_levels leaves it out).")
+    if checks.get("two_way"):
+        notes.append(f"synthpop's two-way check: {len(checks['two_way'])} key-target pair(s) of '{attack['target']}' "
+                     "need checks (a key level where most original records share the target level).")
+    return notes
+
 
 def _measures(result: core.DisclosureResult) -> dict:
     """synthpop's numbers of one reading (percent), its filters and checks."""
@@ -170,6 +219,10 @@ class ReplicatedUniques(_Synthpop):
     risk = "singling_out"
     flag = "replicated_unique"
     headline = "repU"
+    shown = ("UiO", "repU")
+    caption_words = ("Identity disclosure (synthpop's replicated uniques): UiO, the training records unique on the "
+                     "keys; repU, those whose keys are unique in the release too. The member excess compares members "
+                     "with holdout records, all of them read as one original.")
     default_on = True
     order = 65
     summary_labels = {"repU": "repU, % of training records (synthpop)",
@@ -204,6 +257,10 @@ class DiSCO(_Synthpop):
     risk = "attribute_inference"
     flag = "disco"
     headline = "DiSCO"
+    shown = ("Dorig", "DiSCO")
+    caption_words = ("Attribute disclosure (synthpop's DiSCO), per target: Dorig, the training records whose key "
+                     "group shares one target value in the original; DiSCO, those whose key group in the release "
+                     "has one target value, their own. The member excess compares members with holdout records.")
     default_on = True
     order = 85
     summary_labels = {"DiSCO": "DiSCO, % of training records (synthpop; largest over targets)",

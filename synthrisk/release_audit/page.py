@@ -51,6 +51,18 @@ def _measures_table(measures: list[dict]) -> str:
     return frame_html(frame, table_id="measures")
 
 
+def _reported(measures: list[dict]) -> list[dict]:
+    """The measures' own numbers (`Measure.reported`), as tables with their caption and notes."""
+    out = []
+    for m in measures:
+        if m.get("reported"):
+            frame = pd.DataFrame(m["reported"]["rows"])
+            out.append({"measure": m["measure"], "title": m["title"], "caption": m["reported"]["caption"],
+                        "table": frame_html(frame, table_id=f"reported-{m['measure']}"),
+                        "notes": m["reported"]["notes"]})
+    return out
+
+
 def _evidence_table(evidence: list[dict]) -> str:
     columns = ["risk", "measure", "attack", "metric", "value", "reference", "ci_low", "ci_high", "n_seeds_beating"]
     frame = pd.DataFrame(evidence, columns=columns).rename(columns={"n_seeds_beating": "beats reference"})
@@ -78,7 +90,9 @@ def render(report: dict, figures: dict[str, bytes]) -> str:
     utility = report["utility"]
     utility_run = next(m for m in report["measures"] if m["measure"] == "utility")
     page = env.get_template("audit.html.j2").render(
-        **{k: report[k] for k in ("inputs", "schema", "risks", "release", "seconds", "seed", "versions", "policy")},
+        **{k: report[k] for k in ("inputs", "schema", "risks", "criteria", "release", "seconds", "seed", "versions",
+                                  "policy")},
+        reported=_reported(report["measures"]),
         verdicts=verdict_matrix_html(_risk_rows(report["risks"]), table_id="verdict-matrix"),
         level_css=LEVEL_CSS, level_class=level_class,
         utility=utility,

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..io import finite_or_null
 from ..measures import calibrated_power
-from ..measures.base import RISKS
+from ..measures.base import CRITERIA, RISKS
 from ..measures.policy import LEVELS, SCALES, Policy
 from ..measures.runner import Outcome
 from ..measures.verdict import release_answer, risk_table
@@ -93,6 +93,27 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
     return entries
 
 
+#: a criterion's level is its worst risk's: at risk, then inconclusive, then below the threshold
+_WORST_FIRST = [LEVELS["at_risk"], LEVELS["inconclusive"], LEVELS["below"]]
+
+
+def criteria_entries(entries: list[dict]) -> list[dict]:
+    """The verdicts under the Article 29 Working Party's three criteria (`CRITERIA`): per criterion
+    its risks' levels, the worst of them as its own, and the measures read."""
+    by_risk = {e["risk"]: e for e in entries}
+    out = []
+    for criterion, (label, risks) in CRITERIA.items():
+        mine = [by_risk[r] for r in risks if r in by_risk]
+        levels = [e["level"] for e in mine if e["measured"]]
+        level = next((lv for lv in _WORST_FIRST if lv in levels), "not measured")
+        if level == LEVELS["below"] and len(levels) < len(risks):
+            level = LEVELS["inconclusive"]  # a risk of the criterion was not measured: nothing shows it below
+        out.append({"criterion": criterion, "label": label, "level": level,
+                    "risks": [{"risk": e["risk"], "label": e["label"], "level": e["level"]} for e in mine],
+                    "measures": [name for e in mine for name in e["measures"]]})
+    return out
+
+
 def measure_entries(runs: list[Outcome], measures: dict, evidence: pd.DataFrame, policy: Policy | None = None) -> list[dict]:
     """Every measure with its runs' status and time, and for a risk measure its own verdict (its
     strongest attack against its reference)."""
@@ -115,6 +136,8 @@ def measure_entries(runs: list[Outcome], measures: dict, evidence: pd.DataFrame,
             "seconds": round(sum(r.seconds for r in own), 2),
             "runs": [{"unit": r.unit, "status": r.status, "reason": r.reason, "seconds": round(r.seconds, 2)}
                      for r in own],
+            # its own numbers as its field reads them (synthpop's repU and DiSCO)
+            "reported": measure.reported([r.summary for r in own]) if status == "ok" else None,
             "settings": dataclasses.asdict(settings) if dataclasses.is_dataclass(settings) else {}})
     return entries
 
@@ -153,6 +176,7 @@ def release_entry(entries: list[dict], policy: Policy, n_train: int) -> dict:
         why = f"not shown to be below the threshold: {', '.join(open_)}"
     sentence = f"Does this audit support releasing this file? {answer.capitalize()}: {why} ({level})."
     return {"answer": answer, "sentence": sentence, "alpha": policy.alpha,
+            "audit_revision": calibrated_power.AUDIT_REVISION,
             "calibration": calibrated_power.release_statement(n_train, policy)}
 
 
@@ -173,6 +197,7 @@ def build(data, runs: list[Outcome], measures: dict, tables: dict[str, pd.DataFr
         "seed": SEED,
         "policy": {**(policy or Policy()).to_dict(), "statement": (policy or Policy()).statement()},
         "risks": entries,
+        "criteria": criteria_entries(entries),
         "release": release_entry(entries, policy or Policy(), len(data.members)),
         "utility": utility_entry(tables),
         "measures": measure_entries(runs, measures, evidence, policy),

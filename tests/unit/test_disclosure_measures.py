@@ -14,6 +14,7 @@ from synthrisk.data.split import ROW_ID
 from synthrisk.disclosure.grouping import breaks, group_columns, grouped
 from synthrisk.measures import MeasureInput, measure
 
+
 def _population(rng, n: int) -> pd.DataFrame:
     """Keys that make about a third of the records unique, and a target tied to them."""
     a = rng.choice(list("abcdefgh"), n)

@@ -30,14 +30,25 @@ def test_a_cell_runs_resumes_and_refuses_to_be_changed(study, tmp_path, monkeypa
 
     monkeypatch.setattr(audit_run, "AUDIT_SETTINGS", CHEAP_SETTINGS)
     monkeypatch.setattr(study, "RUNS", tmp_path / "runs")
-    cell = {"dataset": "simulation", "n": 60, "releases": ["second_holdout", "rare_0.05"], "splits": 2, "seed": 7}
+    from synthrisk.measures.calibrated_power import AUDIT_REVISION
+
+    cell = {"dataset": "simulation", "n": 60, "releases": ["second_holdout", "rare_0.05"], "splits": 2, "seed": 7,
+            "audit": AUDIT_REVISION}
     cells = {"tiny": cell}
+    # a cell of another audit revision is run only from a checkout of that revision
+    with pytest.raises(SystemExit, match="calibrates audit revision 1"):
+        study.run_cell("old", {"old": {**cell, "audit": 1}}, worker=0, workers=1, commit="test")
     assert study.run_cell("tiny", cells, worker=0, workers=1, commit="test", limit=1) == 1
     assert study.run_cell("tiny", cells, worker=0, workers=1, commit="test") == 1  # the other split only
     assert study.run_cell("tiny", cells, worker=0, workers=1, commit="test") == 0  # never beyond the plan
     runs = study.read_runs(tmp_path / "runs")
     assert sorted(runs["split"].unique()) == [0, 1] and set(runs["release"]) == set(cell["releases"])
-    assert set(runs["risk"]) == {"membership", "attribute_inference", "singling_out", "linkability", study.AUDIT}
+    risks = set(runs["risk"])
+    assert {r for r in risks if not r.startswith(study.ATTACK)} == {"membership", "attribute_inference", "singling_out",
+                                                                    "linkability", study.AUDIT}
+    # every attack's own p-value is kept (each attack's false-positive rate on the null releases)
+    assert {"attack: repu: replicated uniques (repU)", "attack: disco: DiSCO -> y_cat"} <= risks, risks
+    assert study.attack_summary(runs, cells)["splits"].eq(2).all()
     audits = runs[runs["risk"] == study.AUDIT]
     assert set(audits["answer"]) <= {"yes", "no", "inconclusive"} and len(audits) == 4
     # A cell is never extended or changed after it began.
@@ -48,7 +59,7 @@ def test_a_cell_runs_resumes_and_refuses_to_be_changed(study, tmp_path, monkeypa
     assert audit["splits"] == 2 and audit["planned"] == 2 and audit["kind"] == "null" and audit["primary"]
     assert audit["commits"] == "test" and audit["refused"] == 0
     # the primary family (null releases' per-audit rates) is the plan's: one null release here
-    assert table.attrs["confidence"] == pytest.approx(0.95) and study.primary_family(cells) == 1
+    assert table.attrs["confidence"] == {AUDIT_REVISION: pytest.approx(0.95)} and study.primary_family(cells) == 1
     # a split in the runs twice (overlapping workers) is refused, not counted twice
     with pytest.raises(SystemExit, match="twice"):
         study.summarise(pd.concat([runs, runs.iloc[:1]]), cells)
@@ -89,16 +100,19 @@ def test_the_committed_tables_regenerate_from_the_committed_runs(study):
     assert tracked, f"{study.RUNS} holds no committed runs files, yet {summary.name} reports runs"
     table = study.summarise(study.read_runs(), study.load_plan())
     assert study.markdown(table) == summary.read_text()
+    attacks = study.attack_summary(study.read_runs(), study.load_plan())
+    assert study.attacks_markdown(attacks) == (study.STUDY / "attacks.md").read_text()
     # the per-audit rates the audit quotes are package data, written by the same command
     shipped = pd.read_csv(study.PUBLISHED)
     assert shipped.equals(pd.read_csv(io.StringIO(study.published(table).to_csv(index=False, float_format="%.6g"))))
 
 
 def test_the_audit_quotes_its_calibration_beside_its_answer_only_under_the_default_policy():
-    from synthrisk.measures.calibrated_power import release_statement
+    from synthrisk.measures.calibrated_power import AUDIT_REVISION, release_statement
     from synthrisk.measures.policy import Policy
 
-    table = pd.DataFrame({"dataset": ["adult"] * 3, "n": [1000] * 3, "release": ["cart", "second_holdout", "copies_0.1"],
+    table = pd.DataFrame({"audit": [AUDIT_REVISION] * 3, "dataset": ["adult"] * 3, "n": [1000] * 3,
+                          "release": ["cart", "second_holdout", "copies_0.1"],
                           "null": [True, True, False], "splits": [200, 200, 100], "planned": [200, 200, 100],
                           "at_risk": [1, 0, 93], "at_risk_rate": [0.005, 0, 0.93], "at_risk_high": [0.04, 0.03, 0.97],
                           "yes": [5, 6, 0], "yes_rate": [0.025, 0.03, 0.0], "named": [1, 0, 90], "fdp": [1.0, 0, 0.03]})
@@ -106,3 +120,7 @@ def test_the_audit_quotes_its_calibration_beside_its_answer_only_under_the_defau
     assert "“no” in 1 of 400 audits" in said and "“yes” in 11" in said and "10 % member copies: “no” in 93 of 100" in said
     assert "this file has 1,500" in said and "so far" not in said
     assert release_statement(1500, Policy(alpha=0.1), table) is None
+    # only an earlier revision calibrated: the quote says so, and that it is not this audit's
+    earlier = release_statement(1500, Policy(), table.assign(audit=AUDIT_REVISION - 1))
+    assert earlier.startswith(f"This audit is revision {AUDIT_REVISION}") and "has not run yet" in earlier
+    assert f"calibration of revision {AUDIT_REVISION - 1}" in earlier
