@@ -35,7 +35,7 @@ COLUMNS = ["dataset", "n", "risk", "share", "splits", "power", "power_low", "pow
 #: pre-registered cells (benchmarks/calibration/shipped/plan.yaml, each cell's `audit`). The page
 #: quotes the current revision's calibration, or says that only an earlier one's has run.
 AUDIT_REVISIONS = {
-    1: "the audit up to commit 12d8ae3",
+    1: "the audit before synthpop's measures joined its verdicts",
     2: "synthpop's replicated uniques and DiSCO join the singling-out and attribute-inference verdicts",
 }
 AUDIT_REVISION = max(AUDIT_REVISIONS)
