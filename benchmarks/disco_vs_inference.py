@@ -17,7 +17,8 @@ members; `copies_q` replaces a share q of population records with member copies;
 leaky generator (10 % member copies, independent columns). Each measure runs through
 `synthrisk.measure` with the audit's defaults. The splits are fixed before running (`SPLITS`); each
 split is added to `benchmarks/calibration/disco_vs_inference.csv.gz` as it finishes (a rerun skips
-the splits it holds), and `--summarise` prints the table from that file alone.
+the splits it holds), and the table (`disco_vs_inference.md` beside it) is written from that file
+alone; `--summarise` only rewrites the table.
 
     PYTHONPATH=. .venv/bin/python benchmarks/disco_vs_inference.py [--dataset adult simulation]
     PYTHONPATH=. .venv/bin/python benchmarks/disco_vs_inference.py --summarise
@@ -41,6 +42,7 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "calibration" / "disco_vs_inference.csv.gz"
+TABLE = HERE / "calibration" / "disco_vs_inference.md"
 #: fixed before running: splits per dataset, members per split, releases, seed
 SPLITS, N, SEED = 20, 1000, 4500
 RELEASES = ["second_holdout", "cart", "copies_0.02", "copies_0.05", "copies_0.1", "leaky"]
@@ -99,9 +101,13 @@ def main() -> None:
                 done.to_csv(temporary, index=False)
                 temporary.replace(RUNS)
                 print(f"{dataset} split {split} done", flush=True)
-    table = summarise(done)
-    pd.set_option("display.width", 200)
-    print(table.to_markdown(index=False, floatfmt=".3f"))
+    text = markdown(summarise(done))
+    TABLE.write_text(text)
+    print(text)
+
+
+def markdown(table: pd.DataFrame) -> str:
+    return table.to_markdown(index=False, floatfmt=".3f") + "\n"
 
 
 if __name__ == "__main__":

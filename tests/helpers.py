@@ -34,6 +34,8 @@ def tiny_config(tmp_path, generators=None, **extra):
     config["dcr"] = {}
     config["exposure"] = {}
     config["domias"] = {}
+    config["repu"] = {}
+    config["disco"] = {}
     config["dp"] = {"families": ["gaussian", "logistic"], "epsilons": [0.5, 2.0], "reps": 20, "n": 500,
                     "n_grid": [500, 2000], "clip_multipliers": [0.5, 1.0], "noise_aware_reps": 5,
                     "bootstrap_reps": 3, "bootstrap_draws": 20, "census": {"n": 500, "reps": 20},

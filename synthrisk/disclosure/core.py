@@ -104,6 +104,14 @@ def _codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return merged[raw], np.asarray(distinct, dtype=object)  # raw -1 (missing) takes the last: Missing
 
 
+def _joint_codes(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of both files' values over their joint labels: each file labelled as its own column is
+    written (a float 0.0 in one file and the text "0" in the other are one label, as in R)."""
+    (a, names_a), (b, names_b) = _codes(first), _codes(second)
+    joint, index = pd.factorize(np.concatenate([names_a, names_b]))
+    return np.concatenate([joint[: len(names_a)][a], joint[len(names_a):][b]]), np.asarray(index, dtype=object)
+
+
 def labels(column: pd.Series) -> pd.Series:
     """Each value as one label: numbers as R writes them (15 significant digits: 57.0 -> "57"),
     text as it is, a missing value as `Missing`."""
@@ -121,6 +129,9 @@ def _check(original: pd.DataFrame, synthetic: pd.DataFrame, keys, target: str | 
         missing = [c for c in [*keys, *([] if target is None else [target])] if c not in frame]
         if missing:
             raise ConfigError(f"disclosure: the {name} records lack the column(s) {missing}")
+    for name, frame in (("original", original), ("synthetic", synthetic)):
+        if len(frame) == 0:
+            raise ConfigError(f"disclosure: the {name} records are empty")
     # synthpop orders the keys as the original's columns are
     return [c for c in original.columns if c in keys]
 
@@ -152,13 +163,12 @@ class _Cells:
 
 
 def _cells(original: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str], target: str | None) -> _Cells:
-    both = pd.concat([original[keys + ([target] if target else [])], synthetic[keys + ([target] if target else [])]],
-                     ignore_index=True)
-    key_codes, key_names = zip(*(_codes(both[k]) for k in keys))
+    key_codes, key_names = zip(*(_joint_codes(original[k], synthetic[k]) for k in keys))
     q = key_codes[0].astype(np.int64)
     for codes, names in zip(key_codes[1:], key_names[1:]):
         q = pd.factorize(q * len(names) + codes)[0].astype(np.int64)  # compact after each key: no overflow
-    t, t_names = _codes(both[target]) if target else (np.zeros(len(both), np.int64), np.asarray([""], dtype=object))
+    t, t_names = (_joint_codes(original[target], synthetic[target]) if target
+                  else (np.zeros(len(original) + len(synthetic), np.int64), np.asarray([""], dtype=object)))
     cell = pd.factorize(q * len(t_names) + t)[0]
     n_cells = int(cell.max()) + 1 if len(cell) else 0
     first = np.zeros(n_cells, np.int64)
@@ -167,6 +177,27 @@ def _cells(original: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str], tar
     return _Cells(n_d=n_d, n_s=len(synthetic), cell=cell, q=pd.factorize(q[first])[0], t=t[first],
                   key_levels=[codes[first] for codes in key_codes], key_names=list(key_names), t_names=t_names,
                   d=np.bincount(cell[:n_d], minlength=n_cells), s=np.bincount(cell[n_d:], minlength=n_cells))
+
+
+def _target_levels(original: pd.DataFrame, synthetic: pd.DataFrame, target: str | None, levels,
+                   known: np.ndarray) -> set[str]:
+    """`not_target_levels` as labels: a text is a label as it stands; a number or a truth value is
+    written as the target's values are (1.0 -> "1", True -> "TRUE"). A level the target never takes
+    is refused: a misspelt level would silently stay in."""
+    if levels is None or isinstance(levels, (str, bytes)) or np.ndim(levels) == 0:
+        levels = [] if levels is None else [levels]
+    levels = [v.item() if isinstance(v, np.generic) else v for v in levels if v is not None]
+    if levels and target is None:
+        raise ConfigError("disclosure: not_target_levels needs a target")
+    out = set()
+    for value in levels:
+        label = value if isinstance(value, str) else _names(original[target], [value])[0]
+        if label not in set(known):
+            shown = ", ".join(map(repr, sorted(known)[:20]))
+            raise ConfigError(f"disclosure: not_target_levels: {value!r} is not a level of the target '{target}' "
+                              f"(its levels: {shown}{', ...' if len(known) > 20 else ''})")
+        out.add(label)
+    return out
 
 
 def _code_of(names: np.ndarray, label: str) -> int:
@@ -181,12 +212,17 @@ def disclosure(original: pd.DataFrame, synthetic: pd.DataFrame, keys, target: st
     """synthpop's `disclosure()` of one synthetic data set on `keys` and `target` (module docstring).
     `target` None: the identity measures alone (every record has one target value; the attribute
     measures and the checks then say nothing)."""
+    given = [keys] if isinstance(keys, str) else list(keys or [])
     keys = _check(original, synthetic, keys, target)
     if isinstance(denom_lim, bool) or not isinstance(denom_lim, (int, np.integer)) or denom_lim < 1:
         raise ConfigError(f"disclosure: denom_lim must be a positive integer, got {denom_lim!r}")
-    use_keys_na = [bool(use_keys_na)] * len(keys) if np.ndim(use_keys_na) == 0 else [bool(v) for v in use_keys_na]
-    if len(use_keys_na) != len(keys):
-        raise ConfigError(f"disclosure: use_keys_na gives {len(use_keys_na)} values for {len(keys)} keys")
+    if np.ndim(use_keys_na) == 0:
+        use_keys_na = [bool(use_keys_na)] * len(keys)
+    else:  # one value per key, in the order the keys were given (they are read in the data's order)
+        if len(use_keys_na) != len(given):
+            raise ConfigError(f"disclosure: use_keys_na gives {len(use_keys_na)} values for {len(given)} keys")
+        by_key = dict(zip(given, (bool(v) for v in use_keys_na)))
+        use_keys_na = [by_key[k] for k in keys]
     c = _cells(original, synthetic, keys, target)
     n_d, n_s, d, s = c.n_d, c.n_s, c.d, c.s
     kd_pre, ks_pre = c.per_q(d)[c.q], c.per_q(s)[c.q]
@@ -200,10 +236,10 @@ def disclosure(original: pd.DataFrame, synthetic: pd.DataFrame, keys, target: st
     tables["tDiSDiO"] = tables["tDiSCO"] * pd_one
     base_cap = 100 * float(((np.bincount(c.t, weights=d) / n_d) ** 2).sum()) if n_d else np.nan
 
-    left_out = {str(v) for v in np.atleast_1d(not_target_levels) if v is not None}
+    left_out = _target_levels(original, synthetic, target, not_target_levels, c.t_names[np.unique(c.t)])
     excluded = np.isin(c.t_names, list(left_out))[c.t] if left_out else np.zeros(len(d), bool)
     missing_t = _code_of(c.t_names, MISSING)
-    if not use_target_na and target is not None and missing_t >= 0 and (d[c.t == missing_t] > 0).any():
+    if not use_target_na and target is not None and missing_t >= 0 and original[target].isna().any():
         excluded |= c.t == missing_t
     for levels, names, keep_na in zip(c.key_levels, c.key_names, use_keys_na):
         if not keep_na:
@@ -259,6 +295,14 @@ def _caps(c: _Cells, d: np.ndarray, s: np.ndarray, kd: np.ndarray, ks: np.ndarra
             "TCAP": 100 * float(disco.sum()) / in_syn if in_syn else np.nan}
 
 
+def _level_order(label: str) -> tuple:
+    """R's order of a target's levels: numbers by value (a numeric target's factor levels), then text."""
+    try:
+        return (0, float(label), "")
+    except ValueError:
+        return (1, 0.0, label)
+
+
 def _checks(c: _Cells, after: dict, keys: list[str], thresh_1way, thresh_2way) -> dict:
     """synthpop's two checks for commonly known relationships; they flag, and change no number.
     One way: the target level with the most DiSCO records, flagged when it has more than
@@ -267,7 +311,8 @@ def _checks(c: _Cells, after: dict, keys: list[str], thresh_1way, thresh_2way) -
     whose key level holds that target level in more than `thresh_2way[1]` % of the original records
     (counted before any exclusion)."""
     disco = after["tDiSCO"]
-    by_level = pd.Series(np.bincount(c.t, weights=disco, minlength=len(c.t_names)), index=c.t_names).sort_index()
+    by_level = pd.Series(np.bincount(c.t, weights=disco, minlength=len(c.t_names)), index=c.t_names)
+    by_level = by_level.iloc[sorted(range(len(by_level)), key=lambda i: _level_order(by_level.index[i]))]
     total = int(by_level.sum())
     one_way = None
     if total:

@@ -19,8 +19,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import ConfigError
+
 #: numeric columns with more distinct values than this in the release are grouped into this many
 DEFAULT_GROUPS = 20
+
+
+def check_groups(n_groups, key: str = "groups") -> int:
+    """`n_groups` as a count of groups: 0 (no grouping) or at least 2 (synthpop refuses 1)."""
+    if isinstance(n_groups, bool) or not isinstance(n_groups, (int, np.integer)) or n_groups < 0 or n_groups == 1:
+        raise ConfigError(f"{key}: must be 0 (no groups) or a whole number of at least 2, got {n_groups!r}")
+    return int(n_groups)
 
 
 def needs_groups(release: pd.Series, n_groups: int) -> bool:
@@ -40,8 +49,9 @@ def breaks(release: pd.Series, n_groups: int) -> np.ndarray:
 
 
 def grouped(column: pd.Series, edges: np.ndarray) -> pd.Series:
-    """Each value as the label of its group, "[a, b)" (the last "[a, b]"); missing stays missing."""
-    names = [f"[{a:.6g}, {b:.6g})" for a, b in zip(edges[:-1], edges[1:])]
+    """Each value as the label of its group, "[a, b)" (the last "[a, b]", the edges written to 15
+    significant digits, so that no two groups share a label); missing stays missing."""
+    names = [f"[{a:.15g}, {b:.15g})" for a, b in zip(edges[:-1], edges[1:])]
     names[-1] = names[-1][:-1] + "]"
     values = pd.to_numeric(column, errors="coerce").to_numpy(float)
     index = np.clip(np.searchsorted(edges[1:-1], values, side="right"), 0, len(names) - 1)

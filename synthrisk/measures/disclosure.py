@@ -1,7 +1,8 @@
 """synthpop's disclosure measures (Raab, Nowok & Dibben 2024; `synthrisk.disclosure`) as two
 measures: `repu`, identity disclosure (replicated uniques), read under singling out, and `disco`,
 attribute disclosure (DiSCO: disclosive in the synthetic data, correct in the original), read
-under attribute inference, per target. One job per synthetic dataset each.
+under attribute inference, per target. One job per synthetic dataset each; the audit runs both,
+the workflow those its config names (`repu:`, `disco:`).
 
 Keys default to the schema's quasi-identifiers and targets to its sensitive columns; numeric
 columns with many values are read in quantile groups of the release (`synthrisk.disclosure.grouping`,
@@ -14,9 +15,10 @@ the breaks stated in the summary). Each attack reports:
   flagged (a replicated unique: unique on the keys among the real records and in the release; or
   DiSCO on the target), and the members' share minus the holdout's share is the excess, with
   Newcombe's interval and the exact one-sided test of `synthrisk.stats.proportions`. Given the
-  release, a record's flag depends on its own values and the real records' keys, not on which of
-  them were members, so under "the release says no more about members than about holdout records"
-  the labels are exchangeable and the test is exact. (synthpop's repU on members minus repU on the
+  release, a record's flag depends on its own values and on the real records taken together (their
+  keys; with `exclude_over_denom_lim`, also their cell counts), never on which of them were
+  members, so under "the release says no more about members than about holdout records" the labels
+  are exchangeable and the test is exact. (synthpop's repU on members minus repU on the
   holdout would count a key's uniqueness within each file, which depends on the labels.)
 
 The member excess is the evidence the verdicts read: repU's under singling out, DiSCO's under
@@ -37,7 +39,7 @@ import pandas as pd
 
 from ..data.split import ROW_ID
 from ..disclosure import core
-from ..disclosure.grouping import DEFAULT_GROUPS, group_columns
+from ..disclosure.grouping import DEFAULT_GROUPS, check_groups, group_columns
 from ..errors import SynthriskError
 from ..stats.proportions import MEMBER_EXCESS_TEST, member_excess_test
 from . import tabulate
@@ -76,7 +78,7 @@ class _Synthpop(Measure):
         if not keys:
             raise NotApplicable("needs key variables (the schema's quasi-identifiers, or keys:)")
         targets = self.targets(data, settings)
-        numeric = [c for c in [*keys, *[t for t in targets if t]] if c not in data.schema.categorical]
+        numeric = [c for c in dict.fromkeys([*keys, *[t for t in targets if t]]) if c not in data.schema.categorical]
         frames, groups = group_columns({"members": data.members, "holdout": data.non_members,
                                         "synthetic": data.synthetic}, numeric, data.synthetic, settings.groups)
         members, holdout, synthetic = frames["members"], frames["holdout"], frames["synthetic"]
@@ -84,13 +86,14 @@ class _Synthpop(Measure):
         is_member = np.arange(len(real)) < len(members)
         attacks, records = [], []
         for target in targets:
-            try:
-                options = self.filters(settings, target)
-                on_members = core.disclosure(members, synthetic, keys, target, **options)
-                on_holdout = core.disclosure(holdout, synthetic, keys, target, **options)
-                flags = core.disclosure(real, synthetic, keys, target, **options).records[self.flag].to_numpy(bool)
-            except SynthriskError as exc:
-                raise NotApplicable(str(exc)) from None
+            # a target that is also a key (settings that name it in both) is read on the other keys
+            mine = [k for k in keys if k != target]
+            if not mine:
+                raise NotApplicable(f"no key is left for the target '{target}' once it is taken out of the keys")
+            options = self.filters(settings, target)
+            on_members = core.disclosure(members, synthetic, mine, target, **options)
+            on_holdout = core.disclosure(holdout, synthetic, mine, target, **options)
+            flags = core.disclosure(real, synthetic, mine, target, **options).records[self.flag].to_numpy(bool)
             hits, holdout_hits = int(flags[is_member].sum()), int(flags[~is_member].sum())
             test = member_excess_test(hits, len(members), holdout_hits, len(holdout))
             attacks.append({"label": self.label(target), "keys": list(on_members.keys), "target": target,
@@ -178,6 +181,16 @@ class _Synthpop(Measure):
         return {"caption": self.caption_words, "rows": rows, "notes": list(dict.fromkeys(notes))}
 
 
+def _check_settings(settings) -> None:
+    """The settings refused where they enter (a config block, `synthrisk.measure(..., groups=1)`),
+    not as a failed run."""
+    check_groups(settings.groups, "groups")
+    if isinstance(settings.denom_lim, bool) or not isinstance(settings.denom_lim, int) or settings.denom_lim < 1:
+        raise ValueError(f"denom_lim: must be a whole number of at least 1, got {settings.denom_lim!r}")
+    if not isinstance(getattr(settings, "not_target_levels", {}), dict):
+        raise ValueError("not_target_levels: must map a target to its levels, e.g. {income: ['<=50K']}")
+
+
 def _notes(attack: dict) -> list[str]:
     """What the reader needs to redo the numbers: keys, groups, filters, and synthpop's flags."""
     settings = attack["synthpop"]["settings"]
@@ -223,7 +236,6 @@ class ReplicatedUniques(_Synthpop):
     caption_words = ("Identity disclosure (synthpop's replicated uniques): UiO, the training records unique on the "
                      "keys; repU, those whose keys are unique in the release too. The member excess compares members "
                      "with holdout records, all of them read as one original.")
-    default_on = True
     order = 65
     summary_labels = {"repU": "repU, % of training records (synthpop)",
                       "repu_member_excess": "replicated uniques: member excess"}
@@ -235,6 +247,9 @@ class ReplicatedUniques(_Synthpop):
         denom_lim: int = core.DEFAULT_DENOM_LIM
         exclude_over_denom_lim: bool = False
         use_keys_na: bool = True
+
+        def __post_init__(self):
+            _check_settings(self)
 
     def targets(self, data, settings):
         return [None]
@@ -261,7 +276,6 @@ class DiSCO(_Synthpop):
     caption_words = ("Attribute disclosure (synthpop's DiSCO), per target: Dorig, the training records whose key "
                      "group shares one target value in the original; DiSCO, those whose key group in the release "
                      "has one target value, their own. The member excess compares members with holdout records.")
-    default_on = True
     order = 85
     summary_labels = {"DiSCO": "DiSCO, % of training records (synthpop; largest over targets)",
                       "disco_member_excess": "DiSCO: member excess (largest over targets)"}
@@ -278,6 +292,9 @@ class DiSCO(_Synthpop):
         use_keys_na: bool = True
         thresh_1way: tuple[float, float] = core.DEFAULT_THRESH_1WAY
         thresh_2way: tuple[float, float] = core.DEFAULT_THRESH_2WAY
+
+        def __post_init__(self):
+            _check_settings(self)
 
     def targets(self, data, settings):
         targets = list(settings.targets or data.schema.sensitive)

@@ -124,3 +124,21 @@ def test_bad_settings_are_refused_by_name():
         disclosure(ORIGINAL, SYN1.drop(columns="b"), ["a", "b"], "t")
     with pytest.raises(ConfigError, match="denom_lim must be a positive integer"):
         disclosure(ORIGINAL, SYN1, ["a", "b"], "t", denom_lim=0)
+    with pytest.raises(ConfigError, match="'R' is not a level of the target 't'"):
+        disclosure(ORIGINAL, SYN1, ["a", "b"], "t", not_target_levels=["R"])  # a misspelt level never stays in
+    with pytest.raises(ConfigError, match="synthetic records are empty"):
+        disclosure(ORIGINAL, SYN1.iloc[:0], ["a", "b"], "t")
+
+
+def test_per_key_settings_follow_the_keys_as_given_and_values_match_across_file_types():
+    # use_keys_na per key, keys given out of the data's order: b (the key with a missing value) is
+    # the one left out, as synthpop's "keys_na" row
+    swapped = disclosure(ORIGINAL, SYN1, ["b", "a"], "t", use_keys_na=[False, True])
+    assert swapped.identity["UiO"] == pytest.approx(30) and swapped.attribute["DiSCO"] == pytest.approx(60)
+    # a number written as a float in one file and as text in the other is one label, as in R
+    as_text = SYN1.assign(b=SYN1["b"].map(lambda v: "-" if pd.isna(v) else f"{v:g}").replace("-", None))
+    assert disclosure(ORIGINAL, as_text, ["a", "b"], "t").attribute == disclosure(ORIGINAL, SYN1, ["a", "b"], "t").attribute
+    # target levels given as values of the target's own type
+    numeric = ORIGINAL.assign(t=(ORIGINAL["t"] == "Q").astype(float))
+    synthetic = SYN1.assign(t=(SYN1["t"] == "Q").astype(float))
+    assert disclosure(numeric, synthetic, ["a", "b"], "t", not_target_levels=[1.0]).attribute["DiSCO"] == pytest.approx(20)

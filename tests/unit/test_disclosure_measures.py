@@ -100,3 +100,14 @@ def test_the_member_excess_holds_its_level_on_releases_that_never_saw_the_member
     copied = _p_values(np.random.default_rng(12), 0.3, 40)
     for name, p in copied.items():
         assert np.mean(p <= 0.05) >= 0.8, name
+
+
+def test_groups_never_share_a_label_and_bad_settings_are_refused_where_they_enter():
+    dates = pd.Series(20200101 + np.arange(31), dtype=float)
+    edges = breaks(dates, 20)
+    assert grouped(dates, edges).nunique() == len(edges) - 1 == 20
+    from synthrisk.errors import ConfigError
+
+    for bad in ({"groups": 1}, {"groups": -1}, {"denom_lim": 0}, {"not_target_levels": ["x"]}):
+        with pytest.raises(ConfigError, match=next(iter(bad))):
+            measure("disco").settings(bad)

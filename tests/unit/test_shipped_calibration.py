@@ -124,3 +124,13 @@ def test_the_audit_quotes_its_calibration_beside_its_answer_only_under_the_defau
     earlier = release_statement(1500, Policy(), table.assign(audit=AUDIT_REVISION - 1))
     assert earlier.startswith(f"This audit is revision {AUDIT_REVISION}") and "has not run yet" in earlier
     assert f"calibration of revision {AUDIT_REVISION - 1}" in earlier
+
+
+def test_the_disco_inference_comparison_regenerates_from_its_runs():
+    spec = importlib.util.spec_from_file_location("disco_vs_inference", ROOT / "benchmarks" / "disco_vs_inference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    runs = pd.read_csv(module.RUNS)
+    assert module.markdown(module.summarise(runs)) == module.TABLE.read_text()
+    # its size was fixed before it ran: every split of every dataset, none beyond
+    assert runs.groupby("dataset")["split"].nunique().eq(module.SPLITS).all() and runs["split"].max() < module.SPLITS

@@ -29,6 +29,13 @@ def test_tiny_run_isolates_a_failing_generator(tiny_run):
     mia = pd.read_csv(tmp_path / "results/tables/mia.csv")
     assert set(mia["generator"]) == {"cart", "independent", "broken"}
     assert (mia.loc[mia["generator"] == "broken", "status"] == "failed 1/1").all()
+    # synthpop's measures: their tables (one row per generator x attack), the failed generator kept
+    for name, headline in (("repu", "repU"), ("disco", "DiSCO")):
+        table = pd.read_csv(tmp_path / f"results/tables/{name}.csv")
+        assert set(table["generator"]) == {"cart", "independent", "broken"}, name
+        ok = table[table["status"] == "ok"]
+        assert set(ok["generator"]) == {"cart", "independent"}, name
+        assert ok[[f"{headline}_mean", "member_excess_mean"]].notna().all().all(), name
     dp_coverage = pd.read_csv(tmp_path / "results/tables/dp_coverage.csv")
     assert set(dp_coverage["family"]) == {"gaussian", "logistic"}
     assert set(dp_coverage["interval"]) == {"nonprivate", "plugin_wald", "noise_aware_wald", "bootstrap", "naive"}
@@ -46,7 +53,7 @@ def test_summary_puts_risk_next_to_utility(tiny_run):
     assert summary.loc["broken", ["rapid_max", "mia_auc", "quality"]].isna().all()
     ok = summary.loc[["cart", "independent"]]
     for column in ("rapid_excess", "rapid_verdict", "mia_auc", "mia_tpr_low_fpr", "quality", "efficacy_ratio",
-                   "fit_seconds"):
+                   "fit_seconds", "repU", "repu_member_excess", "DiSCO", "disco_member_excess"):
         assert ok[column].notna().all(), column
     # cart keeps the relations between columns that independent sampling destroys: both its risk
     # and its utility must be higher, measured as RAPID's excess over its chance floor.
@@ -123,7 +130,7 @@ def test_rerun_after_adding_a_generator_touches_only_its_branch(tiny_run):
     assert {rule for rule, _ in per_run} == {"generate", "measures"}
     assert all("generator=independent_again" in wildcards for _, wildcards in per_run), per_run
     assert aggregations == {"rapid_summary", "mia_summary", "dcr_summary", "exposure_summary", "domias_summary",
-                            "utility_summary",
+                            "repu_summary", "disco_summary", "utility_summary",
                             "exact_copies_summary", "summary", "provenance", "report", "findings", "all"}
 
     (tmp_path / "results/synthetic/adult/cart/seed0.parquet").unlink()
