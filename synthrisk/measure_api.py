@@ -256,7 +256,8 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
                               f"column(s) {list(data.schema.sensitive)} with the settings "
                               f"{settings or 'by default'}")
         _check_outcomes(runs, chosen.name)
-        _, evidence, risks = audit_run.summarise(runs, measures, policy)
+        found = audit_run.summarise(runs, measures, policy)
+    evidence, risks = found.evidence, found.risks
     records, details = _records_and_details(runs, chosen)
     return _measurement(chosen, evidence, risks, records, details, data)
 

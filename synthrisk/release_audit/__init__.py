@@ -44,12 +44,12 @@ def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = N
         say(f"note: {note}")
     runs = run_measures(data, measures, bar, say)
     say("summarising")
-    tables, evidence, risks = summarise(runs, measures, policy)
-    tables[INPUT_TABLE] = input_table(data)
+    found = summarise(runs, measures, policy)
+    tables = {**found.tables, INPUT_TABLE: input_table(data)}
     with rendered() as figures:
         draw(runs, measures, tables, Path("figures"))
-        page.draw_evidence(evidence, Path("figures"))
-    result = report.build(data, runs, measures, tables, evidence, risks, time.perf_counter() - start, policy)
+        page.draw_evidence(found.evidence, Path("figures"))
+    result = report.build(data, runs, measures, found._replace(tables=tables), time.perf_counter() - start, policy)
     return Audit(report=result, html=page.render(result, figures), tables=tables, schema=data.schema)
 
 

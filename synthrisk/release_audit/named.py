@@ -69,13 +69,14 @@ def also_named(row: dict, measure, records: pd.DataFrame, people: pd.DataFrame) 
     return people[people["row_id"].isin(set(right.astype("int64")))]
 
 
-def with_named(evidence: pd.DataFrame, runs: list[Outcome], measures: dict) -> pd.DataFrame:
-    """`evidence` where each attack of a risk that no attack of its own names people for gets
-    `n_identified` = the named people it got right and `named_by` = the attack that named them."""
+def with_named(evidence: pd.DataFrame, runs: list[Outcome], measures: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(`evidence` where each attack of a risk that no attack of its own names people for gets
+    `n_identified` = the named people it got right and `named_by` = the attack that named them, the
+    named people: `named_people`)."""
     evidence = evidence.copy()  # `collect_evidence` gave every row `named_by` (empty)
     people = named_people(evidence, runs, measures)
     if people.empty:
-        return evidence
+        return evidence, people
     naming_risks = {row["risk"] for row in evidence.to_dict("records") if _names_itself(row)}
     named_by = "; ".join(dict.fromkeys(people["named_by"]))
     for index, row in evidence.iterrows():
@@ -85,7 +86,7 @@ def with_named(evidence: pd.DataFrame, runs: list[Outcome], measures: dict) -> p
         found = also_named(row.to_dict(), measure, records_of(row.to_dict(), measure, runs), people)
         if len(found):
             evidence.loc[index, ["n_identified", "named_by"]] = [len(found), named_by]
-    return evidence
+    return evidence, people
 
 
 def identified(row: dict, measure, records: pd.DataFrame, people: pd.DataFrame) -> list[dict]:

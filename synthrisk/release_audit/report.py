@@ -38,12 +38,13 @@ def _reasons(runs: list[Outcome], names: list[str]) -> str:
 
 
 def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data, policy: Policy | None = None,
-                 evidence: pd.DataFrame | None = None) -> list[dict]:
+                 people: pd.DataFrame | None = None) -> list[dict]:
     """One entry per risk type, measured or not (then with the reasons). `measures`: {name: (measure,
     settings)}; the measure of a risk's strongest attack words it, finds its run and reads its records;
-    `evidence`: the attacks' rows, whose naming attacks give the members named under each risk."""
+    `people`: the members the per-person evidence names (`run.Summary.people`), listed under each
+    risk whose attack got them right."""
     population = (data.checks or {}).get("same_population") or {}
-    people = named.named_people(evidence, runs, measures)
+    people = named.named_people(None, runs, measures) if people is None else people
     entries = []
     for risk, label in RISKS.items():
         names = [name for name, (m, _) in measures.items() if m.risk == risk]
@@ -180,12 +181,13 @@ def release_entry(entries: list[dict], policy: Policy, n_train: int) -> dict:
             "calibration": calibrated_power.release_statement(n_train, policy)}
 
 
-def build(data, runs: list[Outcome], measures: dict, tables: dict[str, pd.DataFrame], evidence: pd.DataFrame,
-          risks: pd.DataFrame, seconds: float, policy: Policy | None = None) -> dict:
+def build(data, runs: list[Outcome], measures: dict, found, seconds: float, policy: Policy | None = None) -> dict:
+    """The audit's JSON from its runs and their `run.Summary` (`found`)."""
     from ..versions import library_versions
 
+    tables, evidence = found.tables, found.evidence
     files = {k: (str(v) if v else None) for k, v in data.files.items()}
-    entries = risk_entries(risks, runs, measures, data, policy, evidence)
+    entries = risk_entries(found.risks, runs, measures, data, policy, found.people)
     return finite_or_null({
         "inputs": {**files, "schema": data.schema_path or (None if data.inferred_yaml else data.schema.origin),
                    "schema_inferred": data.inferred_yaml is not None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -92,15 +93,25 @@ def tabulate(runs: list[Outcome], measures: dict) -> dict[str, pd.DataFrame]:
     return tables
 
 
-def summarise(runs: list[Outcome], measures: dict, policy=None) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    """(the measures' tables, evidence, risk table); the members the per-person evidence names count
-    under every risk whose attack got them right (`named`)."""
+class Summary(NamedTuple):
+    """What the audit's runs add up to: the measures' tables, every attack's evidence row, the risk
+    table (one verdict per risk) and the people the per-person evidence names (`named.named_people`)."""
+
+    tables: dict
+    evidence: pd.DataFrame
+    risks: pd.DataFrame
+    people: pd.DataFrame
+
+
+def summarise(runs: list[Outcome], measures: dict, policy=None) -> Summary:
+    """The runs' `Summary`; the members the per-person evidence names count under every risk whose
+    attack got them right (`named`)."""
     from .named import with_named
 
     tables = tabulate(runs, measures)
     summarised = {name: m for name, (m, _) in measures.items() if any(r.measure_name == name for r in runs)}
-    evidence = with_named(collect_evidence(summarised, tables), runs, measures)
-    return tables, evidence, risk_table(evidence, policy)
+    evidence, people = with_named(collect_evidence(summarised, tables), runs, measures)
+    return Summary(tables, evidence, risk_table(evidence, policy), people)
 
 
 def draw(runs: list[Outcome], measures: dict, tables: dict, figures: Path) -> None:

@@ -200,8 +200,8 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
 
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             runs = audit_run.run_measures(data, chosen, bar=False)
-            _, evidence, risks = audit_run.summarise(runs, chosen, policy)
-        return risks, decisions(evidence, policy), data
+            found = audit_run.summarise(runs, chosen, policy)
+        return found.risks, decisions(found.evidence, policy), data
 
 
 def study(dataset: str, n: int, splits: int, kinds: list[str], seed: int = 0, policy: Policy | None = None,
