@@ -60,7 +60,7 @@ def _reported(measures: list[dict]) -> list[dict]:
             if "p-value" in frame:  # an exact p-value is never 0: small ones in powers of ten, not as dust
                 frame["p-value"] = frame["p-value"].map(lambda p: "–" if pd.isna(p) else f"{p:.2g}")
             out.append({"measure": m["measure"], "title": m["title"], "caption": m["reported"]["caption"],
-                        "table": frame_html(frame, table_id=f"reported-{m['measure']}"),
+                        "table": frame_html(frame, table_id=f"reported-{m['measure']}-table"),
                         "notes": m["reported"]["notes"]})
     return out
 

@@ -81,6 +81,21 @@ def test_identity_release_is_at_risk_on_every_risk_with_every_measure_reported(i
         assert listed and len(listed) == risks[risk]["n_identified"], risk
         assert {m["row_id"] for m in listed} <= named and all(m["named_by"] for m in listed), risk
         assert "whom" in risks[risk]["verdict"] and "names with a controlled" in risks[risk]["meaning"], risk
+    # the three criteria of the Article 29 Working Party, each at its worst risk's level
+    criteria = {c["criterion"]: c for c in report["criteria"]}
+    assert list(criteria) == ["singling_out", "linkability", "inference"]
+    assert all(c["level"] == "at risk" for c in criteria.values())
+    assert {r["risk"] for r in criteria["inference"]["risks"]} == {"attribute_inference", "membership"}
+    assert {"repu", "singling_out"} <= set(criteria["singling_out"]["measures"])
+    # synthpop's numbers as synthpop prints them: the release is the training file, so every
+    # training record unique on its keys is a replicated unique, and its excess over the holdout is large
+    shown = {m["measure"]: m["reported"] for m in report["measures"] if m.get("reported")}
+    repu = shown["repu"]["rows"][0]
+    assert repu["repU on training records (%)"] == pytest.approx(repu["UiO on training records (%)"])
+    assert repu["member excess"] > 0.5 and repu["p-value"] < 1e-10
+    assert any(note.startswith("Keys: ") for note in shown["repu"]["notes"])
+    assert [row["target"] for row in shown["disco"]["rows"]] == ["income"]
+    assert report["release"]["audit_revision"] >= 2
     assert report["utility"]["quality"] > 0.95 and "Quality" in report["utility"]["meaning"]
     assert report["inputs"]["n_train"] == 400 and report["inputs"]["schema_inferred"] is False
     assert (out / "tables/rapid.csv").exists() and not (out / "schema.yaml").exists()
@@ -213,6 +228,11 @@ def test_audit_page_renders_in_headless_chromium(identity_audit):
             "return Array.from(document.querySelectorAll('#measures tbody tr')).map(r => r.cells[2].innerText);")
         answer = driver.execute_script(
             "const a = document.getElementById('release-answer'); return [a.innerText, getComputedStyle(a).borderLeftColor];")
+        criteria = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#criteria-table tr')).slice(1)"
+            ".map(r => [r.cells[0].innerText, r.cells[1].innerText]);")
+        repu = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#reported-repu-table tbody tr td')).map(c => c.innerText);")
     finally:
         driver.quit()
     assert {alt for alt, _ in images} >= {"risk_evidence_audit", "mia_roc_audit"}
@@ -220,6 +240,8 @@ def test_audit_page_renders_in_headless_chromium(identity_audit):
     assert [r[0] for r in risks] == [f"risk-{r}" for r in RISKS]
     assert all(verdict.startswith("at risk") and len(meaning) > 100 for _, verdict, meaning in risks), risks
     assert len(measures) == len(report["measures"]) and "skipped" in measures
+    assert criteria == [["Singling out", "at risk"], ["Linkability", "at risk"], ["Inference", "at risk"]], criteria
+    assert repu and "e-" in repu[-1], repu  # the exact p-value in powers of ten, never "0"
     # the release's answer stands first, in the at-risk colour (LEVEL_COLOURS: #c0392b)
     assert report["release"]["answer"] == "no" and answer == [report["release"]["sentence"], "rgb(192, 57, 43)"], answer
     assert os.path.getsize(page) < 2_000_000
