@@ -93,8 +93,11 @@ def release_statement(n_train: int, policy, table: pd.DataFrame | None = None) -
                         f"were answered “no” in {k} of {m} audits (upper bound "
                         f"{100 * float(nulls['at_risk_high'].max()):.1f} % per release, the bounds 95 % together) and "
                         f"“yes” in {int(nulls['yes'].sum())}")
+        positives = rows[~rows["null"].astype(bool)]
         said += [f"{_release_words(r.release)}: “no” in {int(r.at_risk)} of {int(r.splits)}"
-                 for r in rows[~rows["null"].astype(bool)].itertuples()]
+                 for r in positives.itertuples()]
+        if positives.empty:
+            said.append("no release with member copies has run yet, so how often this audit finds them is not measured")
         running = rows[rows["splits"] < rows["planned"]]
         so_far = (" (pre-registered splits run so far: " + ", ".join(
             f"{_release_words(r.release)} {int(r.splits)} of {int(r.planned)}" for r in running.itertuples()) + ")"
