@@ -388,10 +388,11 @@ def main(argv=None) -> None:
         ran = run_cell(args.cell, cells, args.worker, args.workers, commit, args.limit)
         print(f"{args.cell}: {ran} split(s) run by worker {args.worker}", file=sys.stderr)
     if args.summarise:
-        table = summarise(read_runs(), cells)
+        runs = read_runs()
+        table = summarise(runs, cells)
         table.to_csv(STUDY / "summary.csv", index=False, float_format="%.6g")
         (STUDY / "summary.md").write_text(markdown(table))
-        (STUDY / "attacks.md").write_text(attacks_markdown(attack_summary(read_runs(), cells)))
+        (STUDY / "attacks.md").write_text(attacks_markdown(attack_summary(runs, cells)))
         published(table).to_csv(PUBLISHED, index=False, float_format="%.6g")
         print(markdown(table))
 

@@ -4,6 +4,6 @@ on key variables and a target, with synthpop's filters and checks.
 `from synthrisk.disclosure import disclosure, DisclosureResult`
 """
 
-from .core import DisclosureResult, disclosure, labels
+from .core import DisclosureResult, disclosure
 
-__all__ = ["DisclosureResult", "disclosure", "labels"]
+__all__ = ["DisclosureResult", "disclosure"]

@@ -54,7 +54,6 @@ import pandas as pd
 from ..errors import ConfigError
 
 MISSING = "Missing"
-SEPARATOR = " | "
 IDENTITY = ("UiO", "UiS", "UiOiS", "repU")
 ATTRIBUTE = ("Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO", "max_denom", "mean_denom")
 CAPS = ("baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP")
@@ -110,13 +109,6 @@ def _joint_codes(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.nd
     (a, names_a), (b, names_b) = _codes(first), _codes(second)
     joint, index = pd.factorize(np.concatenate([names_a, names_b]))
     return np.concatenate([joint[: len(names_a)][a], joint[len(names_a):][b]]), np.asarray(index, dtype=object)
-
-
-def labels(column: pd.Series) -> pd.Series:
-    """Each value as one label: numbers as R writes them (15 significant digits: 57.0 -> "57"),
-    text as it is, a missing value as `Missing`."""
-    codes, names = _codes(column)
-    return pd.Series(names[codes], index=column.index, name=column.name, dtype=object)
 
 
 def _check(original: pd.DataFrame, synthetic: pd.DataFrame, keys, target: str | None) -> list[str]:
@@ -179,8 +171,7 @@ def _cells(original: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str], tar
                   d=np.bincount(cell[:n_d], minlength=n_cells), s=np.bincount(cell[n_d:], minlength=n_cells))
 
 
-def _target_levels(original: pd.DataFrame, synthetic: pd.DataFrame, target: str | None, levels,
-                   known: np.ndarray) -> set[str]:
+def _target_levels(original: pd.DataFrame, target: str | None, levels, known: np.ndarray) -> set[str]:
     """`not_target_levels` as labels: a text is a label as it stands; a number or a truth value is
     written as the target's values are (1.0 -> "1", True -> "TRUE"). A level the target never takes
     is refused: a misspelt level would silently stay in."""
@@ -200,6 +191,13 @@ def _target_levels(original: pd.DataFrame, synthetic: pd.DataFrame, target: str 
     return out
 
 
+def check_denom_lim(value, where: str = "") -> int:
+    """`denom_lim` as synthpop requires it: a whole number of at least 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ConfigError(f"{where}denom_lim must be a positive integer, got {value!r}")
+    return int(value)
+
+
 def _code_of(names: np.ndarray, label: str) -> int:
     hits = np.flatnonzero(names == label)
     return int(hits[0]) if len(hits) else -1
@@ -214,8 +212,7 @@ def disclosure(original: pd.DataFrame, synthetic: pd.DataFrame, keys, target: st
     measures and the checks then say nothing)."""
     given = [keys] if isinstance(keys, str) else list(keys or [])
     keys = _check(original, synthetic, keys, target)
-    if isinstance(denom_lim, bool) or not isinstance(denom_lim, (int, np.integer)) or denom_lim < 1:
-        raise ConfigError(f"disclosure: denom_lim must be a positive integer, got {denom_lim!r}")
+    check_denom_lim(denom_lim, "disclosure: ")
     if np.ndim(use_keys_na) == 0:
         use_keys_na = [bool(use_keys_na)] * len(keys)
     else:  # one value per key, in the order the keys were given (they are read in the data's order)
@@ -236,7 +233,7 @@ def disclosure(original: pd.DataFrame, synthetic: pd.DataFrame, keys, target: st
     tables["tDiSDiO"] = tables["tDiSCO"] * pd_one
     base_cap = 100 * float(((np.bincount(c.t, weights=d) / n_d) ** 2).sum()) if n_d else np.nan
 
-    left_out = _target_levels(original, synthetic, target, not_target_levels, c.t_names[np.unique(c.t)])
+    left_out = _target_levels(original, target, not_target_levels, c.t_names[np.unique(c.t)])
     excluded = np.isin(c.t_names, list(left_out))[c.t] if left_out else np.zeros(len(d), bool)
     missing_t = _code_of(c.t_names, MISSING)
     if not use_target_na and target is not None and missing_t >= 0 and original[target].isna().any():
@@ -326,11 +323,11 @@ def _checks(c: _Cells, after: dict, keys: list[str], thresh_1way, thresh_2way) -
         # every original record's cell, for the key level's totals
         mine = c.cell[:c.n_d]
         t_of_record = c.t[mine]
+        t_codes = {name: i for i, name in enumerate(c.t_names)}
         for levels, names, key in zip(c.key_levels, c.key_names, keys):
             level_of_record = levels[mine]
             totals = np.bincount(level_of_record, minlength=len(names))
             grouped = pd.Series(disco[big]).groupby([c.t_names[c.t[big]], names[levels[big]]]).sum()
-            t_codes = {name: i for i, name in enumerate(c.t_names)}
             level_codes = {name: i for i, name in enumerate(names)}
             for (t, level), n_pairs in grouped.items():
                 in_level = level_of_record == level_codes[level]

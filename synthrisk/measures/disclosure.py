@@ -51,6 +51,23 @@ NOTE = ("reference: 0, members flagged as often as holdout records (every real r
         f"holdout as one original); p: {MEMBER_EXCESS_TEST}; interval: Newcombe's hybrid score interval")
 
 
+@dataclass(frozen=True)
+class KeySettings:
+    """The settings repU and DiSCO share: the keys, the groups of numeric columns and synthpop's
+    key filters, refused where they enter (a config block, `synthrisk.measure(..., groups=1)`), not
+    as a failed run."""
+
+    keys: tuple[str, ...] | None = None     # default: the schema's quasi-identifiers
+    groups: int = DEFAULT_GROUPS            # numeric columns with more values: this many quantile groups (0: none)
+    denom_lim: int = core.DEFAULT_DENOM_LIM
+    exclude_over_denom_lim: bool = False
+    use_keys_na: bool = True
+
+    def __post_init__(self):
+        check_groups(self.groups, "groups")
+        core.check_denom_lim(self.denom_lim)
+
+
 class _Synthpop(Measure):
     """What repU and DiSCO share: the keys, the groups, the three readings of one release and the
     member excess of the flag `flag` (a column of `synthrisk.disclosure.DisclosureResult.records`)."""
@@ -181,16 +198,6 @@ class _Synthpop(Measure):
         return {"caption": self.caption_words, "rows": rows, "notes": list(dict.fromkeys(notes))}
 
 
-def _check_settings(settings) -> None:
-    """The settings refused where they enter (a config block, `synthrisk.measure(..., groups=1)`),
-    not as a failed run."""
-    check_groups(settings.groups, "groups")
-    if isinstance(settings.denom_lim, bool) or not isinstance(settings.denom_lim, int) or settings.denom_lim < 1:
-        raise ValueError(f"denom_lim: must be a whole number of at least 1, got {settings.denom_lim!r}")
-    if not isinstance(getattr(settings, "not_target_levels", {}), dict):
-        raise ValueError("not_target_levels: must map a target to its levels, e.g. {income: ['<=50K']}")
-
-
 def _notes(attack: dict) -> list[str]:
     """What the reader needs to redo the numbers: keys, groups, filters, and synthpop's flags."""
     settings = attack["synthpop"]["settings"]
@@ -240,16 +247,7 @@ class ReplicatedUniques(_Synthpop):
     summary_labels = {"repU": "repU, % of training records (synthpop)",
                       "repu_member_excess": "replicated uniques: member excess"}
 
-    @dataclass(frozen=True)
-    class Settings:
-        keys: tuple[str, ...] | None = None     # default: the schema's quasi-identifiers
-        groups: int = DEFAULT_GROUPS            # numeric keys with more values: this many quantile groups (0: none)
-        denom_lim: int = core.DEFAULT_DENOM_LIM
-        exclude_over_denom_lim: bool = False
-        use_keys_na: bool = True
-
-        def __post_init__(self):
-            _check_settings(self)
+    Settings = KeySettings
 
     def targets(self, data, settings):
         return [None]
@@ -281,20 +279,17 @@ class DiSCO(_Synthpop):
                       "disco_member_excess": "DiSCO: member excess (largest over targets)"}
 
     @dataclass(frozen=True)
-    class Settings:
-        keys: tuple[str, ...] | None = None     # default: the schema's quasi-identifiers
+    class Settings(KeySettings):
         targets: tuple[str, ...] | None = None  # default: the schema's sensitive columns
-        groups: int = DEFAULT_GROUPS            # numeric keys and targets with more values: quantile groups (0: none)
-        denom_lim: int = core.DEFAULT_DENOM_LIM
-        exclude_over_denom_lim: bool = False
         not_target_levels: dict = field(default_factory=dict)  # target -> levels that are common knowledge
         use_target_na: bool = True
-        use_keys_na: bool = True
         thresh_1way: tuple[float, float] = core.DEFAULT_THRESH_1WAY
         thresh_2way: tuple[float, float] = core.DEFAULT_THRESH_2WAY
 
         def __post_init__(self):
-            _check_settings(self)
+            super().__post_init__()
+            if not isinstance(self.not_target_levels, dict):
+                raise ValueError("not_target_levels: must map a target to its levels, e.g. {income: ['<=50K']}")
 
     def targets(self, data, settings):
         targets = list(settings.targets or data.schema.sensitive)

@@ -44,7 +44,7 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
     `people`: the members the per-person evidence names (`run.Summary.people`), listed under each
     risk whose attack got them right."""
     population = (data.checks or {}).get("same_population") or {}
-    people = named.named_people(None, runs, measures) if people is None else people
+    people = pd.DataFrame(columns=named.PERSON) if people is None else people
     entries = []
     for risk, label in RISKS.items():
         names = [name for name, (m, _) in measures.items() if m.risk == risk]
