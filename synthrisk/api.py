@@ -21,7 +21,8 @@ __all__ = ["Audit", "audit"]
 
 
 def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, aux=None,
-          read_options: dict | None = None, progress: bool = False) -> Audit:
+          read_options: dict | None = None, progress: bool = False, generator=None,
+          shadow_fits: int | None = None) -> Audit:
     """Audit a synthetic release: every applicable risk measure and utility, with verdicts.
 
     Parameters
@@ -47,6 +48,13 @@ def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy
         Reader options of text files (`sep`, `encoding`, `na_values`, ...; `synthrisk.io.ReadOptions`).
     progress : bool
         Show a progress bar and the audit's steps on stderr (default: quiet).
+    generator : str or dict, optional
+        The generator that made the release: a backend name (``"cart"``, ``"mst"``, ...) or
+        ``"package.module:Class"``, or its config entry (``{"backend": "mst", "params": {"epsilon": 1}}``).
+        The shadow-model attack then refits it on reference records (`aux`, else the holdout) with
+        and without target records; without it that attack is skipped.
+    shadow_fits : int, optional
+        Refits of `generator`, half to train the shadow models and half to judge them (default 400).
 
     Returns
     -------
@@ -62,12 +70,16 @@ def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy
     from .errors import ConfigError
     from .measures.policy import as_policy
     from .release_audit import compute, read_inputs
+    from .release_audit.generator import check_shadow_fits, generator_in_hand
     from .release_audit.run import silent
 
     if not isinstance(progress, bool):
         raise ConfigError(f"progress: give True or False, not {progress!r}")
     policy = as_policy(policy)
+    in_hand = generator_in_hand(generator)
+    shadow_fits = None if shadow_fits is None else check_shadow_fits(shadow_fits)
     data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
     # The measures' one-line summaries are for the workflow's logs; the Audit holds them all.
     with contextlib.redirect_stdout(io.StringIO()):
-        return compute(data, bar=progress, policy=policy, say=None if progress else silent)
+        return compute(data, bar=progress, policy=policy, say=None if progress else silent, generator=in_hand,
+                       shadow_fits=shadow_fits)

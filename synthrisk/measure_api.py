@@ -182,7 +182,7 @@ def _check_outcomes(runs, name: str) -> None:
 
 
 def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None, policy=None, aux=None, seed: int = 0,
-            read_options: dict | None = None, **settings) -> Measurement:
+            read_options: dict | None = None, generator=None, **settings) -> Measurement:
     """Run one measure on a release, as the audit runs it, and read its verdict.
 
     Every registered measure runs through this one function, a plug-in's too.
@@ -215,6 +215,9 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
         The seed of every random draw (attack sets, permutations, model fits). Default 0, as the audit.
     read_options : dict, optional
         Reader options of text files (`sep`, `encoding`, `na_values`, ...; `synthrisk.io.ReadOptions`).
+    generator : str or dict, optional
+        The generator that made the release (a backend name, ``package.module:Class`` or its config
+        entry), for the measures that refit it (`shadow_models`); they are skipped without it.
     **settings
         The measure's settings (the fields of its `Settings`, e.g. RAPID's `attackers`,
         `permutations`, `null_refits`); default: the audit's, else the measure's own defaults.
@@ -238,6 +241,7 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
     """
     from .release_audit import read_inputs
     from .release_audit import run as audit_run
+    from .release_audit.generator import generator_in_hand
 
     chosen = _resolve(name)
     # Settings first: a misspelt one is refused before the data are read.
@@ -246,11 +250,12 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
     if schema is None and not sensitive:
         raise ConfigError(f"{chosen.name}: name the sensitive column(s) with sensitive= when no schema= is given "
                           "(the schema inferred from train makes every other column a quasi-identifier)")
+    in_hand = generator_in_hand(generator)
     data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
     measures = {chosen.name: (chosen, chosen_settings)}
     # What the measures print is the workflow's log; the Measurement holds it all.
     with contextlib.redirect_stdout(io.StringIO()):
-        runs = audit_run.run_measures(data, measures, bar=False, say=audit_run.silent, seed=seed)
+        runs = audit_run.run_measures(data, measures, bar=False, say=audit_run.silent, seed=seed, generator=in_hand)
         if not runs:
             raise ConfigError(f"{chosen.name}: nothing to run: none of its units applies to the sensitive "
                               f"column(s) {list(data.schema.sensitive)} with the settings "

@@ -47,8 +47,8 @@ registered measure; `synthrisk.measures.runner` owns the failure path.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -93,10 +93,22 @@ class NotApplicable(Exception):
 
 
 @dataclass(frozen=True)
+class GeneratorInHand:
+    """The generator that made the release, for the attacks that refit it (`synthrisk audit
+    --generator`): the name it is shown under, its config entry ({backend: ..., params: ...}), and
+    `progress(done, total)`, called after each refit."""
+
+    name: str
+    spec: dict
+    progress: Callable[[int, int], None] | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class MeasureInput:
     """The frames of one synthetic dataset: members (train), non-members (holdout), the attacker's
     auxiliary records (may be empty), the synthetic data, all with a `row_id` column; the schema;
-    the size of the population the members were drawn from; the replicate seed."""
+    the size of the population the members were drawn from; the replicate seed; and the generator
+    when the caller has it in hand (the steward's audit with --generator; None otherwise)."""
 
     members: pd.DataFrame
     non_members: pd.DataFrame
@@ -105,6 +117,7 @@ class MeasureInput:
     schema: DatasetSchema
     population_size: int
     seed: int
+    generator: GeneratorInHand | None = None
 
 
 @dataclass

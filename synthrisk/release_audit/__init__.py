@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from ..measures.base import GeneratorInHand
 from ..measures.policy import Policy, as_policy
 from ..outputs import AuditFolder
 from .inputs import AuditInput, read_inputs
@@ -27,11 +28,13 @@ __all__ = ["Audit", "AuditInput", "audit", "compute", "read_inputs", "write_audi
 HTML, JSON, SCHEMA, TABLES = "audit.html", "audit.json", "schema.yaml", "tables"
 
 
-def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = None, say=None) -> Audit:
+def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = None, say=None,
+            generator: GeneratorInHand | None = None, shadow_fits: int | None = None) -> Audit:
     """Every measure on checked input, in memory: the measures' runs, tables and verdicts, the
     figures and the page. Shared by the command (`write_audit`) and the Python API
     (`synthrisk.audit`); nothing is written. `say`: where the step lines go (default: stderr,
-    `run.progress`)."""
+    `run.progress`). `generator`: the generator that made the release (`generator.generator_in_hand`),
+    refitted `shadow_fits` times by the shadow-model attack (default: its settings')."""
     from ..figures import rendered
     from . import page, report
     from .run import draw
@@ -39,17 +42,18 @@ def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = N
     say = say or progress
     start = time.perf_counter()
     policy = policy or Policy()
-    measures = audit_measures(policy)
+    measures = audit_measures(policy, shadow_fits, refits=generator is not None)
     for note in data.notes:
         say(f"note: {note}")
-    runs = run_measures(data, measures, bar, say)
+    runs = run_measures(data, measures, bar, say, generator=generator)
     say("summarising")
     found = summarise(runs, measures, policy)
     tables = {**found.tables, INPUT_TABLE: input_table(data)}
     with rendered() as figures:
         draw(runs, measures, tables, Path("figures"))
         page.draw_evidence(found.evidence, Path("figures"))
-    result = report.build(data, runs, measures, found._replace(tables=tables), time.perf_counter() - start, policy)
+    result = report.build(data, runs, measures, found._replace(tables=tables), time.perf_counter() - start, policy,
+                          generator)
     return Audit(report=result, html=page.render(result, figures), tables=tables, schema=data.schema)
 
 
@@ -72,7 +76,8 @@ def input_table(data: AuditInput):
 
 
 def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = None, bar: bool | None = None,
-                policy: Policy | None = None) -> dict:
+                policy: Policy | None = None, generator: GeneratorInHand | None = None,
+                shadow_fits: int | None = None) -> dict:
     """Run the audit on checked input and write out/audit.html, out/audit.json, out/tables/*.csv
     (the measures' tables) and, for an inferred schema, out/schema.yaml. Returns the JSON.
 
@@ -84,7 +89,7 @@ def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = 
 
     if folder is None:
         with _folder(out, data.files, data.schema_path, data.schema_path is None) as opened:
-            return write_audit(data, out, opened, bar, policy)
+            return write_audit(data, out, opened, bar, policy, generator, shadow_fits)
     staging = folder.staging
     names = [HTML, JSON, TABLES]
     if data.schema_path is None:
@@ -92,7 +97,7 @@ def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = 
         names.append(SCHEMA)
         progress(f"schema inferred from {data.files['train']}: it will be written to {Path(out) / SCHEMA} (edit it "
                  "and rerun with --schema)")
-    found = compute(data, bar, policy)
+    found = compute(data, bar, policy, generator=generator, shadow_fits=shadow_fits)
     result = found.report
     write_json(result, staging / JSON)
     (staging / HTML).write_text(found.html)
@@ -110,18 +115,26 @@ def _folder(out, files: dict, schema: str | None, writes_schema: bool) -> AuditF
 
 
 def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None, read_options=None, aux=None,
-          bar: bool | None = None, policy: Policy | str | Path | None = None) -> dict:
+          bar: bool | None = None, policy: Policy | str | Path | None = None, generator=None,
+          generator_config=None, shadow_fits: int | None = None) -> dict:
     """Lock `out` (refusing a folder that is not writable, that another audit writes into, or whose
     targets hold files synthrisk did not write; the previous audit's files stay until this one
     publishes), read and check the files (errors name the file and column), then `write_audit`.
     `read_options` (a mapping of `synthrisk.io.ReadOptions`) apply to every text file; by default a
     schema's `source.options` do. `bar`: a progress bar on stderr (default: when stderr
     is a terminal). `policy`: a `Policy`, its mapping, or the path of a policy YAML (default: `Policy()`, the
-    published 0.09 threshold at family-wise level 0.05)."""
+    published 0.09 threshold at family-wise level 0.05). `generator` (a backend name or
+    `module:Class`, with its entry in the YAML file `generator_config`, or the entry as a mapping):
+    the generator that made the release; the shadow-model attack refits it `shadow_fits` times
+    (default: the `shadow_models` measure's settings)."""
+    from .generator import check_shadow_fits, generator_in_hand
+
     policy = as_policy(policy)
+    in_hand = generator_in_hand(generator, generator_config)
+    shadow_fits = None if shadow_fits is None else check_shadow_fits(shadow_fits)
     files = {"train": str(train), "synthetic": str(synthetic), "holdout": str(holdout) if holdout else None,
              "aux": str(aux) if aux else None}
     with _folder(out, files, str(schema) if schema else None, not schema) as folder:
         data = read_inputs(files["train"], files["synthetic"], files["holdout"], str(schema) if schema else None,
                            sensitive, read_options=read_options, aux=files["aux"])
-        return write_audit(data, out, folder, bar, policy)
+        return write_audit(data, out, folder, bar, policy, in_hand, shadow_fits)

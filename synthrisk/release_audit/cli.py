@@ -33,6 +33,13 @@ def add_command(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the audit's JSON")
     p.add_argument("--policy", help="release policy (YAML: alpha, power, thresholds per risk); default: family-wise "
                                     "level 0.05, threshold 0.09 for every risk (synthrisk.measures.policy)")
+    p.add_argument("--generator", metavar="NAME|module:Class",
+                   help="the generator that made the release (a backend: cart, mst, sdv, ...); the audit refits it "
+                        "on reference records with and without target records (shadow models): minutes")
+    p.add_argument("--generator-config", metavar="FILE",
+                   help="the generator's entry as under config.yaml's generators: (YAML: params, model, timeout)")
+    p.add_argument("--shadow-fits", type=int, metavar="N",
+                   help="refits of --generator, half to train the shadow models, half to judge them (default 400)")
     add_reader_options(p, "reader options of the text files (default: the schema's source.options)")
     p.set_defaults(func=run)
 
@@ -44,7 +51,8 @@ def run(args) -> dict | str:
     options = reader_options(args)
     report = audit(args.train, args.synthetic, args.out, holdout=args.holdout, schema=args.schema,
                    sensitive=args.sensitive, read_options=options or None, aux=args.aux,
-                   bar=False if args.json else None, policy=args.policy)
+                   bar=False if args.json else None, policy=args.policy, generator=args.generator,
+                   generator_config=args.generator_config, shadow_fits=args.shadow_fits)
     if args.json:
         return report
     lines = [report["release"]["sentence"]] + [f"{risk['label']}: {risk['verdict']}" for risk in report["risks"]]

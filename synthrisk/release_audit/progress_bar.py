@@ -42,3 +42,44 @@ class StepProgress:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class FitProgress:
+    """`progress(done, total)` for the refits of the generator in hand: a second tqdm bar under the
+    audit's when `enabled` (None: when stderr is a terminal), else a line to `fallback` at each tenth
+    of the refits, with the time left at the pace so far."""
+
+    def __init__(self, fallback: Callable[[str], None], enabled: bool | None = None):
+        import time
+
+        self.fallback = fallback
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.bar = None
+        self.start = time.perf_counter()
+        self.said = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        import time
+
+        if self.enabled:
+            if self.bar is None:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, unit="refit", file=sys.stderr, dynamic_ncols=True, position=1,
+                                leave=False, desc="generator refits",
+                                bar_format="{desc} {bar} {n_fmt}/{total_fmt} [{elapsed} elapsed, {remaining} left]")
+            self.bar.update(done - self.bar.n)
+            if done >= total:
+                self.close()
+            return
+        tenth = done * 10 // total
+        if tenth > self.said:
+            self.said = tenth
+            elapsed = time.perf_counter() - self.start
+            left = elapsed / done * (total - done)
+            self.fallback(f"generator refits: {done}/{total}, {elapsed:.0f} s elapsed, about {left:.0f} s left")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None

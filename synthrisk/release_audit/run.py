@@ -45,19 +45,28 @@ def silent(message: str) -> None:
     """Where the step lines go when nobody asked for them (the Python API without `progress`)."""
 
 
-def audit_measures(policy=None) -> dict:
+def audit_measures(policy=None, shadow_fits: int | None = None, refits: bool = False) -> dict:
     """Every registered measure, in the report's order, with its audit settings; members are named at
-    the policy's `naming_fdr` (default policy: `Policy()`)."""
+    the policy's `naming_fdr` (default policy: `Policy()`); the generator in hand is refitted
+    `shadow_fits` times, half to train the shadow models and half to judge them (default: the
+    measure's own). With `refits` (the generator in hand) two attacks name members, and each names at
+    half the `naming_fdr`: under the null each names anyone with probability at most its rate, so
+    together they keep the policy's (Bonferroni)."""
     from ..measures.policy import Policy
 
     policy = policy or Policy()
-    settings = {**AUDIT_SETTINGS, "exposure": {**AUDIT_SETTINGS.get("exposure", {}), "fdr": policy.naming_fdr}}
+    naming = policy.naming_fdr / 2 if refits else policy.naming_fdr
+    shadow = {**AUDIT_SETTINGS.get("shadow_models", {}), "fdr": naming}
+    if shadow_fits is not None:
+        shadow.update(shadow_datasets=shadow_fits // 2, eval_datasets=shadow_fits - shadow_fits // 2)
+    settings = {**AUDIT_SETTINGS, "exposure": {**AUDIT_SETTINGS.get("exposure", {}), "fdr": naming},
+                "shadow_models": shadow}
     measures = sorted(builtin_measures().values(), key=lambda m: (m.order, m.name))
     return {m.name: (m, m.settings(settings.get(m.name))) for m in measures}
 
 
-def measure_input(data: AuditInput, seed: int = SEED) -> MeasureInput:
-    return MeasureInput(
+def measure_input(data: AuditInput, seed: int = SEED, generator=None) -> MeasureInput:
+    return MeasureInput(generator=generator,
         members=data.members, non_members=data.holdout,
         aux=data.aux if data.aux is not None else data.holdout.iloc[:0], synthetic=data.synthetic,
         schema=data.schema,
@@ -68,18 +77,26 @@ def measure_input(data: AuditInput, seed: int = SEED) -> MeasureInput:
 
 
 def run_measures(data: AuditInput, measures: dict, bar: bool | None = None, say=progress,
-                 seed: int = SEED) -> list[Outcome]:
+                 seed: int = SEED, generator=None) -> list[Outcome]:
     """Every unit of every measure on the release, each run's summary and records kept in memory
     (`Outcome`). `bar`: a progress bar on stderr (None: when stderr is a terminal), else a line per
     step to `say`. `seed`: of every random draw (the audit's is `SEED`; the measure functions take
-    the caller's)."""
-    from .progress_bar import StepProgress
+    the caller's). `generator`: the `GeneratorInHand` (its refits report to a bar or to `say`)."""
+    import dataclasses
+
+    from .progress_bar import FitProgress, StepProgress
 
     plan = plan_runs(measures, data.schema)
-    inputs = measure_input(data, seed)
+    fits = FitProgress(say, enabled=bar)
+    if generator is not None:
+        generator = dataclasses.replace(generator, progress=fits)
+    inputs = measure_input(data, seed, generator)
     with StepProgress(len(plan), say, enabled=bar) as steps:
-        return run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": seed},
-                         announce=steps.announce)
+        try:
+            return run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": seed},
+                             announce=steps.announce)
+        finally:
+            fits.close()
 
 
 def tabulate(runs: list[Outcome], measures: dict) -> dict[str, pd.DataFrame]:

@@ -110,18 +110,33 @@ def attack_scores(train_x: np.ndarray, train_y: np.ndarray, eval_x: np.ndarray, 
     return forest.oob_decision_function_[:, column], forest.predict_proba(eval_x)[:, column]
 
 
+def release_p_value(release_score: float, out_scores) -> float:
+    """(1 + #{out scores >= the release's}) / (1 + n_out): how often a dataset fitted without the
+    target scores at least as high as the release does (low: the release looks fitted on it)."""
+    out = np.asarray(out_scores, dtype=float)
+    return float((1 + np.sum(out >= release_score)) / (1 + len(out)))
+
+
 def attack_target(train_x, train_y, eval_x, eval_y, n_trees: int = N_TREES, seed: int = 0,
-                  fprs=FPRS, confidence: float = CONFIDENCE) -> dict:
+                  fprs=FPRS, confidence: float = CONFIDENCE, release_x=None) -> dict:
     """One target's attack: AUC and its interval, TPR (and the FPR reached) at each FPR with their
     intervals, the counts, and whether the AUC interval lies above or below chance (missing when
-    the target could not be measured: too few successful fits)."""
+    the target could not be measured: too few successful fits). With `release_x` (the features of
+    a release under audit) also the forest's score of the release and its p-value against the
+    evaluation datasets fitted without the target (`release_p_value`)."""
     train_y, eval_y = np.asarray(train_y, dtype=int), np.asarray(eval_y, dtype=int)
     row = {"n_train": len(train_y), "n_in": int(eval_y.sum()), "n_out": int((1 - eval_y).sum())}
     per_fpr = [f"{key}@{f:g}" for f in fprs for key in ("tpr", "tpr_low", "tpr_high", "fpr_reached", "fpr_high")]
+    if release_x is not None:
+        row.update(release_score=np.nan, release_p=np.nan)
     if len(set(train_y)) < 2 or min(row["n_in"], row["n_out"]) < 2:
         return {**row, "auc": np.nan, "auc_low": np.nan, "auc_high": np.nan, "above_chance": None,
                 "below_chance": None, **dict.fromkeys(per_fpr, np.nan)}
-    oob, scores = attack_scores(np.asarray(train_x), train_y, np.asarray(eval_x), n_trees, seed)
+    scored = np.asarray(eval_x) if release_x is None else np.vstack([eval_x, np.asarray(release_x).reshape(1, -1)])
+    oob, scores = attack_scores(np.asarray(train_x), train_y, scored, n_trees, seed)
+    if release_x is not None:
+        scores, release_score = scores[:-1], float(scores[-1])
+        row.update(release_score=release_score, release_p=release_p_value(release_score, scores[eval_y == 0]))
     oob_out = oob[(train_y == 0) & ~np.isnan(oob)]
     auc = delong_auc(scores[eval_y == 1], scores[eval_y == 0], confidence)
     row.update(auc=auc.auc, auc_low=auc.low, auc_high=auc.high, above_chance=bool(auc.low > CHANCE),

@@ -16,6 +16,12 @@ Target features (per target): the Gower distance from the target to its closest 
 and the number of synthetic records within Gower distance r of it for each r in `radii` (r = 0:
 exact copies). Gower ranges and levels are the population's, the attacker's data.
 
+Query features (per target; the steward's audit with the generator in hand uses these and the
+target features, not the set features): for every column and every pair of columns, the share of
+synthetic records that match the target there (a level of a categorical column, a histogram bin of a
+numeric one, missing with missing): TAPAS's targeted counting queries, over all one- and two-way
+queries rather than random ones.
+
 Missing numeric values are left out of the naive statistics and stand at the column's mean in the
 correlations. Everything is a function of the synthetic data, the schema and the population only.
 """
@@ -145,6 +151,39 @@ class FeatureMap:
             corr = (centred.T @ centred) / np.outer(scale, scale)
         upper = corr[np.triu_indices(width, 1)]
         return np.where(np.isfinite(upper), upper, 0.0)
+
+    def query_feature_names(self) -> list[str]:
+        columns = list(self.numeric) + list(self.categorical)
+        pairs = [f"match:{a}&{b}" for i, a in enumerate(columns) for b in columns[i + 1:]]
+        return [f"match:{c}" for c in columns] + pairs
+
+    def _cells(self, frame: pd.DataFrame) -> np.ndarray:
+        """(n, columns): each record's cell per column, numeric columns first (a bin, or -1 when
+        missing; a level's position, or the `other` cell)."""
+        cells = []
+        if self.numeric:
+            numbers = numeric_values(frame[list(self.numeric)])
+            for k, c in enumerate(self.numeric):
+                edges = self.edges[c]
+                binned = np.clip(np.searchsorted(edges, numbers[:, k], side="right") - 1, 0, len(edges) - 2)
+                cells.append(np.where(np.isnan(numbers[:, k]), -1, binned))
+        cells += [self._codes(frame, c) for c in self.categorical]
+        return np.column_stack(cells) if cells else np.zeros((len(frame), 0), dtype=np.int64)
+
+    def query_features(self, synthetic: pd.DataFrame, targets: pd.DataFrame) -> np.ndarray:
+        """(n_targets, columns + column pairs): the share of synthetic records matching each target on
+        each column and each pair of columns, in the order of `query_feature_names`."""
+        width = len(self.numeric) + len(self.categorical)
+        upper = np.triu_indices(width, 1)
+        if len(synthetic) == 0:
+            return np.zeros((len(targets), width + len(upper[0])))
+        released, wanted = self._cells(synthetic), self._cells(targets)
+        out = []
+        for cells in wanted:
+            match = (released == cells[None, :]).astype(float)
+            both = (match.T @ match) / len(released)  # diagonal: one column; off it: both columns
+            out.append(np.concatenate([np.diag(both), both[upper]]))
+        return np.array(out)
 
     def target_features(self, synthetic: pd.DataFrame, targets: pd.DataFrame) -> np.ndarray:
         """(n_targets, 1 + len(radii)): the closest synthetic record's Gower distance and the counts

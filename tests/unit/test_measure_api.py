@@ -25,7 +25,9 @@ ROOT = next(p for p in Path(__file__).resolve().parents if (p / "mkdocs.yml").ex
 NAMES = sorted(builtin_measures())
 #: cheap settings of the measures that have costly defaults
 CHEAP = {"dcr": {"permutations": 199}, "rapid": {"attackers": ["cart"], "permutations": 19, "null_refits": 0},
-         "singling_out": {"n_attacks": 100}, "linkability": {"n_attacks": 100}, "inference": {"n_attacks": 100}}
+         "singling_out": {"n_attacks": 100}, "linkability": {"n_attacks": 100}, "inference": {"n_attacks": 100},
+         "shadow_models": {"generator": "independent", "shadow_datasets": 20, "eval_datasets": 20, "n_outliers": 10,
+                           "n_random": 10, "n_trees": 20}}
 FIELDS = ["measure", "risk", "attack", "metric", "value", "reference", "ci_low", "ci_high", "p_value", "verdict",
           "statement", "records", "evidence", "details", "notes", "schema"]
 

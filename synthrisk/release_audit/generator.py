@@ -1,0 +1,81 @@
+"""The generator in hand (`synthrisk audit --generator NAME|module:Class [--generator-config FILE]`):
+checked where it enters, before any measure runs, so that a misspelt backend or parameter is an
+error naming the flag, never a failed measure an hour later."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import yaml
+
+from ..errors import ConfigError
+from ..measures.base import GeneratorInHand
+
+#: the keys of a generator's config entry besides `backend` (as under config.yaml's `generators:`)
+ENTRY_KEYS = ("model", "params", "timeout")
+
+
+def generator_spec(generator, config=None) -> tuple[str, dict]:
+    """(name, config entry) from a backend name (or `module:Class`) and an optional YAML file, or
+    from a config entry given as a mapping ({backend: ..., params: ...})."""
+    if isinstance(generator, Mapping):
+        if config is not None:
+            raise ConfigError("generator: give its config entry as a mapping or a --generator-config file, not both")
+        spec = dict(generator)
+    elif isinstance(generator, str) and generator.strip():
+        spec = {"backend": generator.strip(), **_entry_from_file(config, generator.strip())}
+    else:
+        raise ConfigError(f"--generator: give a backend name (cart, mst, sdv, ...) or package.module:Class, "
+                          f"not {generator!r}")
+    unknown = sorted(set(spec) - {"backend", *ENTRY_KEYS})
+    if unknown:
+        raise ConfigError(f"--generator-config: unknown key(s) {unknown}; a generator's entry has "
+                          f"{['backend', *ENTRY_KEYS]} (its parameters go under params:)")
+    backend = spec.get("backend")
+    if not isinstance(backend, str) or not backend:
+        raise ConfigError(f"--generator: the entry names no backend: {spec!r}")
+    return backend, spec
+
+
+def _entry_from_file(path, backend: str) -> dict:
+    if path is None:
+        return {}
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"--generator-config: {path}: no such file")
+    try:
+        entry = yaml.safe_load(file.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--generator-config: {path}: not valid YAML ({exc})") from None
+    if not isinstance(entry, dict):
+        raise ConfigError(f"--generator-config: {path}: expected a mapping such as {{params: {{epsilon: 1.0}}}}")
+    named = entry.pop("backend", backend)
+    if named != backend:
+        raise ConfigError(f"--generator-config: {path} names backend {named!r}, but --generator is {backend!r}")
+    return entry
+
+
+def generator_in_hand(generator, config=None, progress=None) -> GeneratorInHand | None:
+    """The checked `GeneratorInHand`, or None without a generator. The generator is built once here
+    (its class found, its parameters accepted) and refused when it runs in an environment of its own:
+    the audit refits it in this process."""
+    from ..generators.base import BACKEND_ENVIRONMENTS, make_generator
+
+    if generator is None:
+        if config is not None:
+            raise ConfigError("--generator-config: given without --generator")
+        return None
+    name, spec = generator_spec(generator, config)
+    if name in BACKEND_ENVIRONMENTS:
+        raise ConfigError(f"--generator: {name!r} runs in its own environment ({BACKEND_ENVIRONMENTS[name]}); the "
+                          "audit refits the generator in its own process, so it cannot use it")
+    make_generator(spec, name=name)
+    return GeneratorInHand(name, spec, progress)
+
+
+def check_shadow_fits(value) -> int:
+    """--shadow-fits: an even number of refits, at least 8 (4 to train and 4 to judge)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 8 or value % 2:
+        raise ConfigError(f"--shadow-fits: give an even number of refits of at least 8, got {value!r}")
+    return value

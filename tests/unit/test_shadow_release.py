@@ -1,0 +1,167 @@
+"""Shadow-model membership inference with the generator in hand (synthrisk.shadow_mia.release, the
+`shadow_models` measure, `synthrisk audit --generator`): the query features, the release's p-value,
+what a budget can tell from chance, the release-level test under its null (releases that never saw
+the members, simulated) and on copies, and the generator checked where it enters."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import synthrisk
+from synthrisk.cli import main
+from synthrisk.data.schema import DatasetSchema
+from synthrisk.errors import ConfigError
+from synthrisk.generators.run import run_generator
+from synthrisk.measures.policy import Policy
+from synthrisk.shadow_mia.attack import release_p_value
+from synthrisk.shadow_mia.features import FeatureMap
+from synthrisk.shadow_mia.release import Budget, attack_release
+
+SMALL = {"n_outliers": 10, "n_random": 10, "shadow_datasets": 20, "eval_datasets": 20, "n_trees": 20}
+
+
+@pytest.fixture(scope="module")
+def schema():
+    return DatasetSchema.from_dict({
+        "name": "small", "source": {"path": "unused.csv"},
+        "columns": {"x": {"type": "continuous", "bounds": [0, 10]}, "k": {"type": "integer", "bounds": [0, 4]},
+                    "c": {"type": "categorical", "levels": ["a", "b", "c"]}},
+        "quasi_identifiers": ["x", "k"], "sensitive": ["c"]})
+
+
+def _records(schema, n, seed, first_row_id=0):
+    rng = np.random.default_rng(seed)
+    frame = schema.conform(pd.DataFrame({"x": rng.uniform(0, 10, n), "k": rng.integers(0, 5, n),
+                                         "c": rng.choice(["a", "b", "c"], n, p=[0.6, 0.3, 0.1])}))
+    return frame.assign(row_id=np.arange(first_row_id, first_row_id + n))
+
+
+def test_query_features_are_the_shares_matching_the_target_on_each_column_and_pair(schema):
+    population = _records(schema, 50, 0)
+    features = FeatureMap.fit(schema, population, bins=10)
+    synthetic = schema.conform(pd.DataFrame({"x": [0.5, 0.7, 9.5, 0.2], "k": [1, 1, 1, 3], "c": ["a", "b", "a", "a"]}))
+    target = schema.conform(pd.DataFrame({"x": [0.1], "k": [1], "c": ["a"]}))
+    got = dict(zip(features.query_feature_names(), features.query_features(synthetic, target)[0], strict=True))
+    # x in the first of 10 bins of [0, 10]: rows 0, 1, 3; k = 1: rows 0-2; c = a: rows 0, 2, 3
+    assert got == pytest.approx({"match:x": 0.75, "match:k": 0.75, "match:c": 0.75, "match:x&k": 0.5,
+                                 "match:x&c": 0.5, "match:k&c": 0.5})
+
+
+def test_the_release_p_value_counts_the_out_releases_scoring_at_least_as_high():
+    assert release_p_value(0.9, [0.1, 0.9, 0.95, 0.2]) == pytest.approx(3 / 5)
+    assert release_p_value(1.0, [0.1, 0.2]) == pytest.approx(1 / 3)
+
+
+def test_the_budget_says_what_it_can_tell_from_chance():
+    # 100 "in" evaluation datasets: 4 of 100 detected has its Clopper-Pearson lower end above 0.01, 3 not
+    assert Budget(200, 200, 1000, "aux").smallest_tpr(0.01) == pytest.approx(0.04)
+    assert Budget(200, 200, 1000, "aux").fits == 400
+    assert Budget(50, 50, 1000, "aux").smallest_tpr(0.01) is None  # 25 "out" datasets cannot set FPR 0.01
+
+
+def test_copies_of_the_members_are_found_and_the_members_named(schema):
+    members, holdout = _records(schema, 300, 1), _records(schema, 300, 2, 1000)
+    # 60 targets: naming needs many holdout targets (the resolution of a conformal p-value)
+    result = attack_release(members, holdout, members, schema, {"backend": "identity"},
+                            **{**SMALL, "n_outliers": 30, "n_random": 30})
+    assert result.auc > 0.9 and result.auc_p_value < 1e-3
+    assert result.n_identified >= result.min_named > 0
+    named = result.records[result.records["identified"]]
+    assert len(named) == result.n_identified and (named["member"] == 1).all()
+    assert result.budget.fits == 40 and result.fits_failed == 0
+    summary = result.to_json()
+    assert summary["refitted"] == "identity" and len(summary["targets"]) == 60
+    json.dumps(summary, allow_nan=False)
+
+
+def test_releases_that_never_saw_the_members_hold_the_tests_level(schema):
+    """The null, simulated as it is used: 30 releases of other records; the release-level test at
+    0.05 and the naming at 0.045 each fire in a share their level allows (binomial 99.9 % bound: 6 of 30)."""
+    fired = named = 0
+    for replicate in range(30):
+        members, holdout = _records(schema, 120, 100 + replicate), _records(schema, 120, 200 + replicate, 1000)
+        unseen = _records(schema, 120, 300 + replicate, 5000)
+        result = attack_release(members, holdout, unseen, schema, {"backend": "identity"}, seed=replicate, **SMALL)
+        fired += result.auc_p_value <= 0.05
+        named += result.n_identified > 0
+    assert fired <= 6 and named <= 6, (fired, named)
+
+
+@pytest.fixture(scope="module")
+def adult_frames(adult, adult_schema):
+    sample = adult.sample(900, random_state=41).reset_index(drop=True)
+    train, holdout = sample.iloc[:300].reset_index(drop=True), sample.iloc[300:600].reset_index(drop=True)
+    release, status = run_generator("cart", {"backend": "cart"}, train, adult_schema, n=300, seed=3)
+    assert status["status"] == "ok"
+    return train, holdout, release
+
+
+def test_the_audit_refits_the_generator_in_hand(adult_frames, adult_schema, cheap_audit):
+    train, holdout, release = adult_frames
+    found = synthrisk.audit(train, release, holdout, schema=adult_schema, generator="cart", shadow_fits=40)
+    status = found.measures.set_index("measure")
+    assert status.loc["shadow_models", "status"] == "ok"
+    assert found.report["inputs"]["generator"] == {"backend": "cart"}
+    assert "generator in hand (cart)" in found.report["release"]["calibration"]
+    assert "shadow models (generator in hand)" in set(found.report["evidence"][i]["attack"]
+                                                      for i in range(len(found.report["evidence"])))
+    # two attacks name members: each at half the policy's false-discovery rate
+    shadow = found.tables["shadow_models"]
+    assert shadow["fits_mean"].iloc[0] == 40
+    assert "Budget: 40 refits of cart" in found.html
+    without = synthrisk.audit(train, release, holdout, schema=adult_schema)
+    assert without.measures.set_index("measure").loc["shadow_models", "status"] == "skipped"
+    assert "--generator" in without.measures.set_index("measure").loc["shadow_models", "reason"]
+    assert "generator in hand" not in (without.report["release"]["calibration"] or "")
+
+
+def test_two_naming_attacks_share_the_policys_false_discovery_rate():
+    from synthrisk.release_audit.run import audit_measures
+
+    policy = Policy()
+    alone = audit_measures(policy)
+    refits = audit_measures(policy, 40, refits=True)
+    assert alone["exposure"][1].fdr == pytest.approx(policy.naming_fdr)
+    assert refits["exposure"][1].fdr == pytest.approx(policy.naming_fdr / 2)
+    assert refits["shadow_models"][1].fdr == pytest.approx(policy.naming_fdr / 2)
+    assert (refits["shadow_models"][1].shadow_datasets, refits["shadow_models"][1].eval_datasets) == (20, 20)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--generator", "carrt"], r"unknown generator backend 'carrt'"),
+    (["--generator", "synthcity"], r"--generator: 'synthcity' runs in its own environment"),
+    (["--generator-config", "CONFIG"], r"--generator-config: given without --generator"),
+    (["--generator", "mst", "--generator-config", "CONFIG"], r"names backend 'cart', but --generator is 'mst'"),
+    (["--generator", "cart", "--shadow-fits", "7"], r"--shadow-fits: give an even number of refits of at least 8"),
+])
+def test_a_bad_generator_is_refused_before_anything_runs(adult_frames, tmp_path, capsys, args, message):
+    train, holdout, release = adult_frames
+    for name, frame in (("train", train), ("holdout", holdout), ("release", release)):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    (tmp_path / "generator.yaml").write_text("backend: cart\nparams: {}\n")
+    args = [str(tmp_path / "generator.yaml") if a == "CONFIG" else a for a in args]
+    code = main(["audit", "--train", str(tmp_path / "train.csv"), "--synthetic", str(tmp_path / "release.csv"),
+                 "--holdout", str(tmp_path / "holdout.csv"), "--sensitive", "income", "--out", str(tmp_path / "out"),
+                 *args])
+    assert code != 0
+    err = capsys.readouterr().err
+    assert re.search(message, err), err
+    assert not (tmp_path / "out" / "audit.html").exists()
+
+
+def test_the_generator_entry_is_read_from_a_mapping_or_a_file(tmp_path):
+    from synthrisk.release_audit.generator import generator_in_hand
+
+    hand = generator_in_hand({"backend": "mst", "params": {"epsilon": 1.0}})
+    assert (hand.name, hand.spec) == ("mst", {"backend": "mst", "params": {"epsilon": 1.0}})
+    (tmp_path / "g.yaml").write_text("params: {epsilon: 2.0}\n")
+    assert generator_in_hand("mst", tmp_path / "g.yaml").spec == {"backend": "mst", "params": {"epsilon": 2.0}}
+    (tmp_path / "bad.yaml").write_text("epsilon: 2.0\n")
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['epsilon'\].*params:"):
+        generator_in_hand("mst", tmp_path / "bad.yaml")
+    assert generator_in_hand(None) is None
