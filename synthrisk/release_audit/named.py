@@ -2,7 +2,10 @@
 
 One attack names members with a tested false-discovery rate: the per-person membership evidence
 (`synthrisk.mia.exposure`), a conformal p-value per member against the holdout's scores and
-Benjamini-Hochberg at the policy's `naming_fdr`. The singling-out, linkability and inference
+Benjamini-Hochberg at the policy's `naming_fdr`. With the generator in hand a second one does, the
+shadow-model attack (`synthrisk.shadow_mia.release`); the two then name at half the rate each, so
+that in a release that never saw its members anyone is named with probability at most `naming_fdr`
+(`run.audit_measures`). The singling-out, linkability and inference
 attacks give one yes/no per attacked record (isolated, linked, secret guessed). A yes/no outcome's
 conformal p-value against the control records is at least their success rate (a few per cent for
 linkability, often over half for an attribute), so it never clears Benjamini-Hochberg alone: it
@@ -10,8 +13,8 @@ cannot tell this person from anyone like them.
 
 So under those risks a member is named when the membership evidence names them *and* the risk's
 attack got them right: the release gives the person away, and the attack shows what it reveals
-about them. Each risk's list is a subset of the one Benjamini-Hochberg family, so in a release that
-never saw its members nobody is named under any risk with probability at most `naming_fdr`: no
+about them. Each risk's list is a subset of the members the naming attacks name, so in a release
+that never saw its members nobody is named under any risk with probability at most `naming_fdr`: no
 further test is spent. A subset of the named need not keep their false-discovery rate, so it is
 measured by simulation: the pre-registered calibration of the audit records, per risk, how many of
 the members named a release does not hold (benchmarks/shipped_calibration.py, `n_false`).
