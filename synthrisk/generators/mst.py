@@ -200,13 +200,11 @@ class MSTGenerator(Generator):
             return {c: MSTColumn.public(c, schema, self.bins) for c in train.columns}
         return {c: MSTColumn.from_data(c, train[c], schema.is_categorical(c), self.bins) for c in train.columns}
 
-    def fit(self, train: pd.DataFrame, schema):
-        import jax
-
-        jax.config.update("jax_enable_x64", True)  # mbi warns that float32 can stall its estimator
-        from mbi import Domain, LinearMeasurement
-        from mbi.estimation import MirrorDescent
-
+    def select(self, train: pd.DataFrame, schema) -> list[tuple[str, str]]:
+        """The first two rounds only: the noisy one-way counts and the tree they and the noisy pair
+        scores select (`tree_`, with `domain_cols_`, `noise_` and what `fit` goes on from). What a
+        generator-aware attack needs to learn which pairs MST measures (MAMA-MIA's focal points),
+        without the graphical model's estimation, which is the cost of a fit."""
         rng = noise_generator(self.noise_seed, self.seed)  # every draw of fit() is DP noise
         self.columns_ = list(train.columns)
         self.dtypes_ = train.dtypes.to_dict()
@@ -220,12 +218,25 @@ class MSTGenerator(Generator):
             return exact + rng.normal(0.0, self.noise_[round_name], size=exact.shape)
 
         one_way = dict(zip(self.columns_, (noisy(v, "one_way") for v in one_way_release(codes, sizes))))
-        measurements = [LinearMeasurement(one_way[c], (c,), stddev=self.noise_["one_way"]) for c in self.columns_]
-
         pairs = [(a, b) for i, a in enumerate(self.columns_) for b in self.columns_[i + 1:]]
         shares = {c: np.clip(v, 0, None) / max(np.clip(v, 0, None).sum(), 1.0) for c, v in one_way.items()}
         noisy_scores = noisy(score_release(codes, sizes, pairs, shares), "scores")
         self.tree_ = _maximum_spanning_tree(self.columns_, pairs, noisy_scores)
+        # the third round draws after the first two from the same stream, as one fit always has
+        self._selected = (rng, codes, sizes, one_way, noisy)
+        return self.tree_
+
+    def fit(self, train: pd.DataFrame, schema):
+        import jax
+
+        jax.config.update("jax_enable_x64", True)  # mbi warns that float32 can stall its estimator
+        from mbi import Domain, LinearMeasurement
+        from mbi.estimation import MirrorDescent
+
+        self.select(train, schema)
+        _, codes, sizes, one_way, noisy = self._selected
+        del self._selected
+        measurements = [LinearMeasurement(one_way[c], (c,), stddev=self.noise_["one_way"]) for c in self.columns_]
         measurements += [LinearMeasurement(noisy(counts, "tree"), edge, stddev=self.noise_["tree"])
                          for edge, counts in zip(self.tree_, tree_release(codes, sizes, self.tree_))]
 

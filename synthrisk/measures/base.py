@@ -31,6 +31,9 @@ verdict row of `synthrisk.measures.verdict.risk_table` (a dict: `attack`, `metri
 - `identified_members(row, records)`: the members the attack names with a controlled
   false-discovery rate (its evidence row's `n_identified`), each with its training-file row, score
   and p-value, for the page and the JSON (default: nobody);
+- `names_members(generator)`: whether the measure names members at its Settings' `fdr` (with the
+  generator in hand or not: `GeneratorInHand` or None); the audit shares the policy's naming rate
+  among those that do;
 - `unit_of(row)`: the unit whose run holds the attack's records (default None: the measure has no
   units; RAPID: `{attacker}-{sensitive}`);
 - `compares_with_holdout(row)`: whether the attack reads the members against the holdout as
@@ -272,6 +275,13 @@ class Measure:
         per-record table: one entry per member with `row_id` (the row of the training file), `attack`,
         `score` and `p_value`. Empty for a measure that names nobody."""
         return []
+
+    def names_members(self, generator: GeneratorInHand | None) -> bool:
+        """Whether the measure names members with a controlled false-discovery rate (its Settings'
+        `fdr`) on an input with this generator in hand (None: none). The audit shares the policy's
+        naming rate equally among the measures that do (Bonferroni), so that in a release that never
+        saw its members anyone is named with probability at most that rate. Default: no."""
+        return False
 
     def unit_of(self, row: dict) -> str | None:
         """The unit whose run's records hold the attack of the verdict row (None: no units)."""

@@ -27,6 +27,11 @@ class Exposure(Measure):
     risk = "membership"
     record_columns = ("row_id", "member", "score", "p_value", "identified")
     order = 45
+    #: the attack's name in the evidence, and how its row reads
+    attack = ATTACK
+    detail = ("score: how much closer the release comes to a record than the other real records do; reference: AUC "
+              "0.5 against the holdout records (one-sided Mann-Whitney, merged over seeds); interval: "
+              "Hanley-McNeil, widest over seeds; members named: Benjamini-Hochberg on conformal p-values")
 
     @dataclass(frozen=True)
     class Settings:
@@ -70,12 +75,8 @@ class Exposure(Measure):
         table = tables[self.name]
         if "auc_mean" not in table:
             return None
-        rows = tabulate.evidence_rows(
-            table, self.risk, self.name, ATTACK, "AUC", "auc_mean", 0.5,
-            "score: how much closer the release comes to a record than the other real records do; reference: AUC "
-            "0.5 against the holdout records (one-sided Mann-Whitney, merged over seeds); interval: "
-            "Hanley-McNeil, widest over seeds; members named: Benjamini-Hochberg on conformal p-values",
-            effect_scale=2.0)
+        rows = tabulate.evidence_rows(table, self.risk, self.name, self.attack, "AUC", "auc_mean", 0.5, self.detail,
+                                      effect_scale=2.0)
         named = table.loc[rows.index, "n_identified_min"] if "n_identified_min" in table else 0
         return rows.assign(n_identified=pd.Series(named, index=rows.index).fillna(0).astype(int))
 
@@ -93,6 +94,9 @@ class Exposure(Measure):
     def identified_members(self, row: dict, records: pd.DataFrame) -> list[dict]:
         named = records[(records["member"] == 1) & records["identified"].astype(bool)]
         named = named.sort_values(["p_value", "score", "row_id"], ascending=[True, False, True])
-        return [{"row_id": int(r.row_id), "attack": ATTACK, "score": float(r.score), "p_value": float(r.p_value)}
+        return [{"row_id": int(r.row_id), "attack": self.attack, "score": float(r.score), "p_value": float(r.p_value)}
                 for r in named.itertuples()]
+
+    def names_members(self, generator) -> bool:
+        return True
 

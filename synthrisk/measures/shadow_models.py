@@ -124,6 +124,9 @@ class ShadowModels(Measure):
         members = records[records["member"] == 1]
         return pd.DataFrame({"row_id": members["row_id"], "flag": members["identified"].astype(bool)})
 
+    def names_members(self, generator) -> bool:
+        return generator is not None
+
     def identified_members(self, row: dict, records: pd.DataFrame) -> list[dict]:
         named = records[(records["member"] == 1) & records["identified"].astype(bool)]
         named = named.sort_values(["conformal_p", "release_p", "row_id"])

@@ -93,6 +93,37 @@ def conformal_p_values(scores: np.ndarray, calibration: np.ndarray) -> np.ndarra
     return (1.0 + at_least) / (len(ordered) + 1.0)
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """Members' scores read against the holdout's: the AUC with its one-sided Mann-Whitney p-value
+    and Hanley-McNeil interval, each member's conformal p-value, whom Benjamini-Hochberg names at
+    the false-discovery rate, and the fewest it names when it names anyone."""
+
+    auc: float
+    p_value: float
+    ci_low: float
+    ci_high: float
+    member_p_values: np.ndarray
+    named: np.ndarray
+    min_named: int
+
+
+def judge_scores(member_scores, holdout_scores, fdr: float) -> Judgement:
+    """The per-person evidence of a label-blind score (higher: more like a member): exact when the
+    scores of members and holdout records are exchangeable, as in a release that never saw the
+    members (module doc)."""
+    from sklearn.metrics import roc_auc_score
+
+    members, holdout = np.asarray(member_scores, dtype=float), np.asarray(holdout_scores, dtype=float)
+    m, n = len(members), len(holdout)
+    p_values = conformal_p_values(members, holdout)
+    named = benjamini_hochberg(p_values, fdr)
+    auc = float(roc_auc_score(np.r_[np.ones(m), np.zeros(n)], np.r_[members, holdout]))
+    test = auc_against_chance(auc, m, n)
+    return Judgement(auc, test["p_value"], test["ci_low"], test["ci_high"], p_values, named,
+                     int(np.ceil(m / (fdr * (n + 1)))))
+
+
 def _typed(frame: pd.DataFrame, schema: DatasetSchema, what: str) -> pd.DataFrame:
     return schema.conform(frame.drop(columns=[ROW_ID], errors="ignore"), what=what)
 
@@ -107,8 +138,6 @@ def exposure(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFra
     each score is measured against), give each member its conformal p-value against the holdout's
     scores, and name the members Benjamini-Hochberg rejects at false-discovery rate `fdr` (default:
     the default policy's `synthrisk.measures.policy.Policy.naming_fdr`)."""
-    from sklearn.metrics import roc_auc_score
-
     if not 0 < fdr < 1:
         raise DataError(f"exposure: fdr must be in (0, 1), got {fdr!r}")
     if holdout is None or not len(holdout):
@@ -118,16 +147,18 @@ def exposure(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFra
                      + [_typed(a, schema, "auxiliary records") for a in reference], ignore_index=True)
     scores = exposure_scores(real, _typed(synthetic, schema, "synthetic"), schema)
     m, n = len(members), len(holdout)
-    member_scores, calibration = scores[:m], scores[m:m + n]
-    p_values = conformal_p_values(member_scores, calibration)
-    named = benjamini_hochberg(p_values, fdr)
-    label = np.r_[np.ones(m, dtype=int), np.zeros(n, dtype=int)]
-    auc = float(roc_auc_score(label, scores[:m + n]))
-    test = auc_against_chance(auc, m, n)
-    records = pd.DataFrame({ROW_ID: np.concatenate([_ids(members), _ids(holdout)]), "member": label,
-                            "score": scores[:m + n], "p_value": np.r_[p_values, np.full(n, np.nan)],
-                            "identified": np.r_[named, np.zeros(n, dtype=bool)]})
-    return ExposureResult(auc=auc, auc_p_value=test["p_value"], auc_ci_low=test["ci_low"],
-                          auc_ci_high=test["ci_high"], n_members=m, n_calibration=n, fdr=fdr,
-                          n_identified=int(named.sum()), min_named=int(np.ceil(m / (fdr * (n + 1)))),
-                          records=records)
+    judged = judge_scores(scores[:m], scores[m:m + n], fdr)
+    records = member_records(_ids(members), _ids(holdout), scores[:m + n], judged)
+    return ExposureResult(auc=judged.auc, auc_p_value=judged.p_value, auc_ci_low=judged.ci_low,
+                          auc_ci_high=judged.ci_high, n_members=m, n_calibration=n, fdr=fdr,
+                          n_identified=int(judged.named.sum()), min_named=judged.min_named, records=records)
+
+
+def member_records(member_ids, holdout_ids, scores, judged: Judgement) -> pd.DataFrame:
+    """The per-record table of a judged score: row_id, member (1/0), score, p_value (members; NaN for
+    the holdout), identified."""
+    m, n = len(member_ids), len(holdout_ids)
+    return pd.DataFrame({ROW_ID: np.concatenate([member_ids, holdout_ids]),
+                         "member": np.r_[np.ones(m, dtype=int), np.zeros(n, dtype=int)], "score": scores,
+                         "p_value": np.r_[judged.member_p_values, np.full(n, np.nan)],
+                         "identified": np.r_[judged.named, np.zeros(n, dtype=bool)]})

@@ -42,7 +42,7 @@ def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = N
     say = say or progress
     start = time.perf_counter()
     policy = policy or Policy()
-    measures = audit_measures(policy, shadow_fits, refits=generator is not None)
+    measures = audit_measures(policy, shadow_fits, generator)
     for note in data.notes:
         say(f"note: {note}")
     runs = run_measures(data, measures, bar, say, generator=generator)

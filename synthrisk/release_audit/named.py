@@ -2,10 +2,10 @@
 
 One attack names members with a tested false-discovery rate: the per-person membership evidence
 (`synthrisk.mia.exposure`), a conformal p-value per member against the holdout's scores and
-Benjamini-Hochberg at the policy's `naming_fdr`. With the generator in hand a second one does, the
-shadow-model attack (`synthrisk.shadow_mia.release`); the two then name at half the rate each, so
-that in a release that never saw its members anyone is named with probability at most `naming_fdr`
-(`run.audit_measures`). The singling-out, linkability and inference
+Benjamini-Hochberg at the policy's `naming_fdr`. With the generator in hand the attacks that refit
+it name members too (shadow models, and MAMA-MIA for MST); the attacks that name then share the
+rate equally, so that in a release that never saw its members anyone is named with probability at
+most `naming_fdr` (`run.audit_measures`). The singling-out, linkability and inference
 attacks give one yes/no per attacked record (isolated, linked, secret guessed). A yes/no outcome's
 conformal p-value against the control records is at least their success rate (a few per cent for
 linkability, often over half for an attribute), so it never clears Benjamini-Hochberg alone: it

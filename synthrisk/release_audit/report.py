@@ -162,11 +162,10 @@ def utility_entry(tables: dict[str, pd.DataFrame]) -> dict | None:
 
 
 #: what the calibration quote adds when the audit refitted the generator in hand
-REFITTED = ("With the generator in hand ({name}), the membership verdict also reads the shadow-model attack, which "
-            "the pre-registered calibration does not run. Its test and its naming are exact when the release never "
-            "saw its members (member targets against holdout targets); Holm takes it into the membership family, and "
-            "it and the per-person exposure evidence each name members at half the policy's false-discovery rate, so "
-            "the audit keeps its family-wise level")
+REFITTED = ("With the generator in hand ({name}), the membership verdict also reads the attacks that refit it, which "
+            "the pre-registered calibration does not run. Their tests and their naming are exact when the release "
+            "never saw its members; Holm takes them into the membership family, and the attacks that name members "
+            "share the policy's false-discovery rate, so the audit keeps its family-wise level")
 
 
 def release_entry(entries: list[dict], policy: Policy, n_train: int, generator=None) -> dict:

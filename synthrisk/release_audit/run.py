@@ -45,23 +45,25 @@ def silent(message: str) -> None:
     """Where the step lines go when nobody asked for them (the Python API without `progress`)."""
 
 
-def audit_measures(policy=None, shadow_fits: int | None = None, refits: bool = False) -> dict:
-    """Every registered measure, in the report's order, with its audit settings; members are named at
-    the policy's `naming_fdr` (default policy: `Policy()`); the generator in hand is refitted
-    `shadow_fits` times, half to train the shadow models and half to judge them (default: the
-    measure's own). With `refits` (the generator in hand) two attacks name members, and each names at
-    half the `naming_fdr`: under the null each names anyone with probability at most its rate, so
-    together they keep the policy's (Bonferroni)."""
+def audit_measures(policy=None, shadow_fits: int | None = None, generator=None) -> dict:
+    """Every registered measure, in the report's order, with its audit settings. The measures that
+    name members with a controlled false-discovery rate on this input (`Measure.names_members`: the
+    per-person exposure evidence, and with the generator in hand the attacks that refit it) share
+    the policy's `naming_fdr` (default policy: `Policy()`) equally: under the null each names anyone
+    with probability at most its share, so together they keep the policy's rate (Bonferroni). The
+    generator in hand is refitted `shadow_fits` times, half to train the shadow models and half to
+    judge them (default: the measure's own)."""
     from ..measures.policy import Policy
 
     policy = policy or Policy()
-    naming = policy.naming_fdr / 2 if refits else policy.naming_fdr
-    shadow = {**AUDIT_SETTINGS.get("shadow_models", {}), "fdr": naming}
-    if shadow_fits is not None:
-        shadow.update(shadow_datasets=shadow_fits // 2, eval_datasets=shadow_fits - shadow_fits // 2)
-    settings = {**AUDIT_SETTINGS, "exposure": {**AUDIT_SETTINGS.get("exposure", {}), "fdr": naming},
-                "shadow_models": shadow}
     measures = sorted(builtin_measures().values(), key=lambda m: (m.order, m.name))
+    naming = [m.name for m in measures if m.names_members(generator)]
+    settings = {name: dict(block) for name, block in AUDIT_SETTINGS.items()}
+    for name in naming:
+        settings[name] = {**settings.get(name, {}), "fdr": policy.naming_fdr / len(naming)}
+    if shadow_fits is not None:
+        settings["shadow_models"] = {**settings.get("shadow_models", {}), "shadow_datasets": shadow_fits // 2,
+                                     "eval_datasets": shadow_fits - shadow_fits // 2}
     return {m.name: (m, m.settings(settings.get(m.name))) for m in measures}
 
 

@@ -45,9 +45,7 @@ from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
 from ..generators.memory import BetweenFits
-from ..mia.exposure import conformal_p_values
-from ..mia.metrics import auc_against_chance
-from ..stats.multiple_testing import benjamini_hochberg
+from ..mia.exposure import judge_scores
 from ..stats.proportions import clopper_pearson
 from .attack import CONFIDENCE, attack_target
 from .features import BINS, RADII, FeatureMap
@@ -234,8 +232,6 @@ def attack_release(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.D
 def _release_test(records: pd.DataFrame, name: str, fdr: float, budget: Budget, failed: int, seconds: float,
                   fprs: tuple) -> ShadowRelease:
     """Member targets against holdout targets on the release's p-values (module doc)."""
-    from sklearn.metrics import roc_auc_score
-
     scored = records[records["release_p"].notna()]
     member_p = scored.loc[scored["member"] == 1, "release_p"].to_numpy()
     holdout_p = scored.loc[scored["member"] == 0, "release_p"].to_numpy()
@@ -243,14 +239,11 @@ def _release_test(records: pd.DataFrame, name: str, fdr: float, budget: Budget, 
     if len(member_p) == 0 or len(holdout_p) == 0:
         raise DataError(f"shadow models: the targets hold {len(member_p)} member(s) and {len(holdout_p)} holdout "
                         "record(s) with a score; the release-level test needs both (ask for more targets)")
-    auc = float(roc_auc_score(scored["member"], -scored["release_p"]))
-    test = auc_against_chance(auc, len(member_p), len(holdout_p))
-    # A low p-value is the suspicious end: conformal p-values on the negated p-values.
-    conformal = conformal_p_values(-member_p, -holdout_p)
-    named = benjamini_hochberg(conformal, fdr)
+    # A low p-value is the suspicious end: the members' evidence on the negated p-values.
+    judged = judge_scores(-member_p, -holdout_p, fdr)
     member_index = scored.index[scored["member"] == 1]
-    records.loc[member_index, "conformal_p"] = conformal
-    records.loc[member_index, "identified"] = named
-    return ShadowRelease(name, auc, test["p_value"], test["ci_low"], test["ci_high"], len(member_p), len(holdout_p),
-                         fdr, int(named.sum()), int(np.ceil(len(member_p) / (fdr * (len(holdout_p) + 1)))), budget,
-                         failed, seconds, fprs, records)
+    records.loc[member_index, "conformal_p"] = judged.member_p_values
+    records.loc[member_index, "identified"] = judged.named
+    return ShadowRelease(name, judged.auc, judged.p_value, judged.ci_low, judged.ci_high, len(member_p),
+                         len(holdout_p), fdr, int(judged.named.sum()), judged.min_named, budget, failed, seconds, fprs,
+                         records)

@@ -27,7 +27,8 @@ NAMES = sorted(builtin_measures())
 CHEAP = {"dcr": {"permutations": 199}, "rapid": {"attackers": ["cart"], "permutations": 19, "null_refits": 0},
          "singling_out": {"n_attacks": 100}, "linkability": {"n_attacks": 100}, "inference": {"n_attacks": 100},
          "shadow_models": {"generator": "independent", "shadow_datasets": 20, "eval_datasets": 20, "n_outliers": 10,
-                           "n_random": 10, "n_trees": 20}}
+                           "n_random": 10, "n_trees": 20},
+         "mama_mia": {"generator": {"backend": "mst", "params": {"epsilon": 10.0}}, "runs": 3}}
 FIELDS = ["measure", "risk", "attack", "metric", "value", "reference", "ci_low", "ci_high", "p_value", "verdict",
           "statement", "records", "evidence", "details", "notes", "schema"]
 

@@ -17,6 +17,7 @@ from synthrisk.cli import main
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.errors import ConfigError
 from synthrisk.generators.run import run_generator
+from synthrisk.measures.base import GeneratorInHand
 from synthrisk.measures.policy import Policy
 from synthrisk.shadow_mia.attack import release_p_value
 from synthrisk.shadow_mia.features import FeatureMap
@@ -120,16 +121,20 @@ def test_the_audit_refits_the_generator_in_hand(adult_frames, adult_schema, chea
     assert "generator in hand" not in (without.report["release"]["calibration"] or "")
 
 
-def test_two_naming_attacks_share_the_policys_false_discovery_rate():
+def test_the_naming_attacks_share_the_policys_false_discovery_rate():
     from synthrisk.release_audit.run import audit_measures
 
     policy = Policy()
     alone = audit_measures(policy)
-    refits = audit_measures(policy, 40, refits=True)
+    refits = audit_measures(policy, 40, GeneratorInHand("cart", {"backend": "cart"}))
     assert alone["exposure"][1].fdr == pytest.approx(policy.naming_fdr)
     assert refits["exposure"][1].fdr == pytest.approx(policy.naming_fdr / 2)
     assert refits["shadow_models"][1].fdr == pytest.approx(policy.naming_fdr / 2)
     assert (refits["shadow_models"][1].shadow_datasets, refits["shadow_models"][1].eval_datasets) == (20, 20)
+    # with MST in hand MAMA-MIA names members too: three shares
+    mst = audit_measures(policy, None, GeneratorInHand("mst", {"backend": "mst", "params": {"epsilon": 1.0}}))
+    assert [mst[name][1].fdr for name in ("exposure", "shadow_models", "mama_mia")] == \
+        pytest.approx([policy.naming_fdr / 3] * 3)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -1,0 +1,116 @@
+"""MAMA-MIA on MST (synthrisk.mia.mama_mia, the `mama_mia` measure): the authors' threshold, the
+score by hand, the focal points from MST's own selection, and the measure as the audit runs it with
+the generator in hand: exact under its null (one release that never saw the members, many member /
+holdout splits: the argument holds given the release), and finding the members of a release MST
+fitted on them at a large ε."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import synthrisk
+from synthrisk.data.schema import DatasetSchema
+from synthrisk.errors import ConfigError
+from synthrisk.generators.mst import MSTGenerator
+from synthrisk.generators.run import run_generator
+from synthrisk.mia import mama_mia
+
+MST = {"backend": "mst", "params": {"epsilon": 1000.0, "noise_seed": 7}}
+
+
+@pytest.fixture(scope="module")
+def schema():
+    return DatasetSchema.from_dict({
+        "name": "small", "source": {"path": "unused.csv"},
+        "columns": {"x": {"type": "integer", "bounds": [0, 15]}, "k": {"type": "integer", "bounds": [0, 4]},
+                    "c": {"type": "categorical", "levels": ["a", "b", "c", "d"]}},
+        "quasi_identifiers": ["x", "k"], "sensitive": ["c"]})
+
+
+def _records(schema, n, seed, first_row_id=0):
+    rng = np.random.default_rng(seed)
+    k = rng.integers(0, 5, n)
+    frame = pd.DataFrame({"x": np.clip(3 * k + rng.integers(0, 4, n), 0, 15), "k": k,
+                          "c": rng.choice(["a", "b", "c", "d"], n, p=[0.5, 0.3, 0.15, 0.05])})
+    return schema.conform(frame).assign(row_id=np.arange(first_row_id, first_row_id + n))
+
+
+@pytest.mark.parametrize("epsilon, share", [(0.5, 0.5), (1.0, 0.6), (9.99, 0.6), (10.0, 0.7), (100.0, 0.8),
+                                            (1000.0, 0.85), (0.001, 0.5)])
+def test_the_threshold_is_the_authors_table(epsilon, share):
+    assert mama_mia.threshold_share(epsilon) == share
+
+
+def test_focal_points_keep_the_pairs_selected_often_enough():
+    weights = Counter({("a", "b"): 50, ("b", "c"): 36, ("a", "c"): 34})
+    assert mama_mia.kept(weights, 10.0) == {("a", "b"): 50, ("b", "c"): 36}  # at least 0.7 x 50 = 35
+    assert len(mama_mia.kept(weights, 1.0)) == 3  # at least 30
+    assert mama_mia.kept(Counter(), 1.0) == {}
+
+
+def test_the_score_is_the_weighted_mean_of_the_release_over_reference_shares(schema):
+    columns = MSTGenerator(epsilon=1.0).domain_columns(_records(schema, 5, 0).drop(columns="row_id"), schema)
+    reference = schema.conform(pd.DataFrame({"x": [0, 0, 5, 5], "k": [0, 0, 1, 2], "c": ["a", "b", "a", "a"]}))
+    release = schema.conform(pd.DataFrame({"x": [0, 0, 0, 5], "k": [0, 0, 1, 2], "c": ["a", "a", "a", "c"]}))
+    record = reference.iloc[[0]]
+    # pair (x, k): the record's cell (0, 0) is 2/4 of the release and 2/4 of the reference: ratio 1;
+    # pair (k, c): its cell (0, a) is 2/4 of the release and 1/4 of the reference: ratio 2
+    got = mama_mia.scores(record, release, reference, columns, {("x", "k"): 3, ("k", "c"): 1})
+    assert got == pytest.approx([(3 * 1.0 + 1 * 2.0) / 2])
+    # a cell the release lacks counts 1e-10 of it
+    lone = reference.iloc[[1]]
+    assert mama_mia.scores(lone, release, reference, columns, {("k", "c"): 1}) == pytest.approx([1e-10 / 0.25])
+
+
+def test_focal_points_come_from_msts_own_selection(schema):
+    records = _records(schema, 400, 1).drop(columns="row_id")
+    weights = mama_mia.focal_points(MST, records, schema, 200, runs=5, seed=0)
+    assert sum(weights.values()) == 5 * 2  # a tree on 3 columns has 2 edges, each run
+    # at a large epsilon the selection is the noiseless tree: x and k are tied, c is independent of both
+    assert weights[("k", "x")] == 5
+    with pytest.raises(ConfigError, match="knows MST only"):
+        mama_mia.mst_of({"backend": "cart"}, seed=0)
+    assert mama_mia.is_mst(MST) and not mama_mia.is_mst({"backend": "cart"}) and not mama_mia.is_mst({"backend": "x"})
+
+
+@pytest.fixture(scope="module")
+def population(schema):
+    return _records(schema, 3000, 11)
+
+
+def test_a_release_that_never_saw_the_members_holds_the_level(schema, population):
+    """One MST release fitted on other records; 30 random member / holdout splits of the rest: the test
+    at 0.05 and the naming at 0.045 fire in a share their level allows (99.9 % binomial bound: 6 of 30)."""
+    other = population.iloc[:300].drop(columns="row_id")
+    release, status = run_generator("mst", MST, other, schema, n=300, seed=0)
+    assert status["status"] == "ok"
+    rest = population.iloc[300:].reset_index(drop=True)
+    fired = named = 0
+    for split in range(30):
+        order = np.random.default_rng(split).permutation(len(rest))
+        members, holdout = rest.iloc[order[:300]], rest.iloc[order[300:600]]
+        found = synthrisk.measure("mama_mia", members, release, holdout, schema=schema, generator=MST, runs=5,
+                                  seed=split)
+        fired += found.p_value <= 0.05
+        named += found.details["n_identified"] > 0
+    assert fired <= 6 and named <= 6, (fired, named)
+
+
+def test_members_of_an_mst_release_at_a_large_epsilon_are_found(schema, population):
+    members, holdout = population.iloc[:300], population.iloc[300:600]
+    release, status = run_generator("mst", MST, members.drop(columns="row_id"), schema, n=300, seed=0)
+    assert status["status"] == "ok"
+    found = synthrisk.measure("mama_mia", members, release, holdout, schema=schema, generator=MST, runs=5)
+    assert found.value > 0.55 and found.p_value < 0.01, found.statement
+    kept = [f for f in found.details["focal_points"] if f["kept"]]
+    assert kept and all(len(f["pair"]) == 2 for f in kept)
+
+
+def test_it_is_skipped_without_mst_in_hand(schema, population):
+    members, holdout = population.iloc[:100], population.iloc[100:200]
+    with pytest.raises(ConfigError, match="needs the generator in hand, and that generator MST"):
+        synthrisk.measure("mama_mia", members, members, holdout, schema=schema, generator="cart")
