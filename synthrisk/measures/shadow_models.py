@@ -146,7 +146,10 @@ class ShadowModels(Measure):
                 rows.append({"target": f"{t['file']}:{t['row']}", "kind": t["kind"],
                              "member": "yes" if t["member"] else "no",
                              "AUC": t["auc"], "ci_low": t["auc_low"], "ci_high": t["auc_high"],
-                             "TPR at FPR 0.1": t.get("tpr@0.1"), "TPR at FPR 0.01": t.get("tpr@0.01"),
+                             **{f"{label}{end}": t.get(f"tpr{suffix}@{fpr:g}") for fpr in (0.1, 0.01)
+                                for end, suffix, label in (("", "", f"TPR at FPR {fpr:g}"),
+                                                           (" low", "_low", f"TPR at FPR {fpr:g}"),
+                                                           (" high", "_high", f"TPR at FPR {fpr:g}"))},
                              "release p-value": t["release_p"], "named": "yes" if t["identified"] else ""})
             notes.append(_budget_note(summary))
         return {"caption": "Each target's vulnerability under the generator (its attack on fresh refits: AUC and "

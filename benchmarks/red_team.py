@@ -1,0 +1,209 @@
+"""How often the audit reassures falsely (issue #44, item 4): releases that a stronger attacker breaks,
+read by the audit as it ships (no generator) and with the generator in hand.
+
+Per split, members, holdout and other records are disjoint draws of one population
+(`synthrisk.study.calibration.Population`: Adult, real, and the simulator), 1,000 members each. Per
+generator a release of 1,000 records is made and audited twice with `synthrisk.audit` at its
+defaults: without the generator (the audit as it ships) and with it (`generator=`: shadow models,
+and MAMA-MIA for MST).
+
+- Generators (`GENERATORS`): `cart` (synthpop's CART; its leaves hold 5 records, the smallest
+  synthpop allows by default), `mst_eps1` and `mst_eps10` (MST at ε = 1 and 10; noise from a seed so
+  the study reruns, so those releases are marked not private), the controls `leaky` (10 % member
+  copies) and `independent`, and the null `cart_other` (cart fitted on the other records: a release
+  that never saw the members, which no attack may break).
+- Gold standard: the release is *broken* when an attack that refits the generator (the per-target
+  shadow models, `synthrisk.shadow_mia.release`, 400 refits on 80 targets; MAMA-MIA for MST) finds
+  its members (p ≤ 0.05 on its own) or names one. For MST the shadow models get 40 refits (an MST
+  fit takes 7–14 s here: 400 would be an hour per release), stated in the table; MAMA-MIA is the
+  strong attack there.
+- *False reassurance*: the audit as it ships answers "yes" (every risk below its threshold), or
+  reads membership below its threshold, for a broken release.
+- Every attack's TPR at 1 % and 0.1 % FPR (the black-box attacks' own, where they give one), and
+  each shadow target's TPR at 10 % and 1 % FPR with Clopper-Pearson intervals, are kept in the runs.
+
+Not run here: CTGAN and TVAE trained long, and AIM, PrivBayes and TabDDPM through synthcity. The
+gold standard needs at least 100 refits per split, and one CTGAN fit of 1,000 Adult records for 300
+epochs takes minutes on this machine's 2 cores: days per cell. They need a cluster (the workflow's
+SLURM profile); the synthcity ones also an audit that refits in that environment.
+
+The size of the study is fixed here before any run (`DATASETS`, `GENERATORS`, `SPLITS`, `N`,
+`SEED`) and never grown. Each worker appends its splits to its runs file under
+`benchmarks/calibration/red_team/`; the table (`summary.md`) is written from the runs files alone.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/red_team.py --worker 0 --workers 2
+    PYTHONPATH=. .venv/bin/python benchmarks/red_team.py --summarise
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+FOLDER = HERE / "calibration" / "red_team"
+TABLE = FOLDER / "summary.md"
+#: fixed before running
+DATASETS, SPLITS, N, SEED = ("adult", "simulation"), 20, 1000, 6100
+GENERATORS = {
+    "cart": {"backend": "cart"},
+    "mst_eps1": {"backend": "mst", "params": {"epsilon": 1.0}},
+    "mst_eps10": {"backend": "mst", "params": {"epsilon": 10.0}},
+    "leaky": {"backend": "leaky"},
+    "independent": {"backend": "independent"},
+    "cart_other": {"backend": "cart"},
+}
+#: refits of the shadow models per generator (default: the audit's, 400)
+SHADOW_FITS = {"mst_eps1": 40, "mst_eps10": 40}
+LEVEL = 0.05
+STRONG = ("shadow_models", "mama_mia")
+
+
+def spec_of(name: str, split: int) -> dict:
+    spec = json.loads(json.dumps(GENERATORS[name]))
+    if spec["backend"] == "mst":
+        spec["params"]["noise_seed"] = SEED + split
+    return spec
+
+
+def _audit(members, holdout, release, schema, **generator):
+    import synthrisk
+    from synthrisk.figures import discarded
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), discarded():
+        return synthrisk.audit(members, release, holdout, schema=schema, **generator)
+
+
+def membership_level(result) -> str:
+    return next(e["level"] for e in result.report["risks"] if e["risk"] == "membership")
+
+
+def run_one(dataset: str, split: int, name: str, commit: str) -> dict:
+    from synthrisk.generators.run import run_generator
+    from synthrisk.study.calibration import Population
+
+    seed = int(np.random.SeedSequence([SEED, split, len(dataset)]).generate_state(1)[0])
+    population = Population.of(dataset, N * 3, seed=seed)
+    schema = population.schema
+    members, holdout, other = population.take(N), population.take(N), population.take(N)
+    spec = spec_of(name, split)
+    source = other if name == "cart_other" else members
+    release, status = run_generator(name, spec, source, schema, n=N, seed=seed)
+    if status["status"] != "ok":
+        raise RuntimeError(f"{name}: {status['error']}")
+    start = time.perf_counter()
+    plain = _audit(members, holdout, release, schema)
+    plain_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    hand = _audit(members, holdout, release, schema, generator=spec, shadow_fits=SHADOW_FITS.get(name))
+    hand_seconds = time.perf_counter() - start
+    strong = [e for e in hand.report["evidence"] if e["measure"] in STRONG]
+    broken = any((e.get("p_value") is not None and e["p_value"] <= LEVEL) or (e.get("n_identified") or 0) > 0
+                 for e in strong)
+    shadow = next((m for m in hand.report["measures"] if m.get("measure") == "shadow_models"), {})
+    return {"dataset": dataset, "split": split, "generator": name, "commit": commit,
+            "answer": plain.report["release"]["answer"], "membership": membership_level(plain),
+            "answer_in_hand": hand.report["release"]["answer"], "membership_in_hand": membership_level(hand),
+            "broken": broken, "shadow_fits": SHADOW_FITS.get(name, 400),
+            "seconds": round(plain_seconds, 1), "seconds_in_hand": round(hand_seconds, 1),
+            "attacks": json.dumps([{k: e.get(k) for k in ("measure", "attack", "value", "reference", "p_value",
+                                                          "n_identified", "tpr_at_1e-02", "tpr_at_1e-03")}
+                                   for e in hand.report["evidence"] if e["risk"] == "membership"]),
+            "shadow_targets": json.dumps(_targets(hand)), "shadow_status": shadow.get("status")}
+
+
+def _targets(result) -> list[dict]:
+    """Each shadow target's kind, membership and TPRs with intervals (from the measure's reported table)."""
+    for block in result.report.get("measures", []):
+        reported = block.get("reported") if isinstance(block, dict) else None
+        if block.get("measure") == "shadow_models" and reported:
+            return reported["rows"]
+    return []
+
+
+def runs_file(worker: int) -> Path:
+    return FOLDER / f"runs.w{worker}.csv.gz"
+
+
+def read_runs() -> pd.DataFrame:
+    files = sorted(FOLDER.glob("runs.w*.csv.gz"))
+    return pd.concat([pd.read_csv(f) for f in files], ignore_index=True) if files else pd.DataFrame()
+
+
+def summarise(runs: pd.DataFrame) -> pd.DataFrame:
+    from synthrisk.stats.proportions import clopper_pearson
+
+    def rate(k: int, m: int) -> str:
+        if not m:
+            return "–"
+        low, high = clopper_pearson(k, m, 0.95)
+        return f"{k} of {m} ({100 * k / m:.0f} %, {100 * low:.0f}–{100 * high:.0f})"
+
+    rows = []
+    for (dataset, name), part in runs.groupby(["dataset", "generator"], sort=True):
+        broken = part[part["broken"].astype(bool)]
+        reassured = (broken["answer"] == "yes") | (broken["membership"] == "below the threshold")
+        reassured_in_hand = (broken["answer_in_hand"] == "yes") | (broken["membership_in_hand"] == "below the threshold")
+        rows.append({"dataset": dataset, "generator": name, "splits": f"{part['split'].nunique()} of {SPLITS}",
+                     "refits": int(part["shadow_fits"].iloc[0]),
+                     "broken by the strong attacks": rate(len(broken), len(part)),
+                     "audit says no (as shipped)": rate(int((part["answer"] == "no").sum()), len(part)),
+                     "audit says no (generator in hand)": rate(int((part["answer_in_hand"] == "no").sum()), len(part)),
+                     "false reassurance (as shipped)": rate(int(reassured.sum()), len(broken)),
+                     "false reassurance (generator in hand)": rate(int(reassured_in_hand.sum()), len(broken)),
+                     "seconds (shipped / in hand, median)": f"{part['seconds'].median():.0f} / "
+                                                            f"{part['seconds_in_hand'].median():.0f}"})
+    return pd.DataFrame(rows)
+
+
+def markdown(table: pd.DataFrame) -> str:
+    return ("Per dataset and generator: splits run of those planned; rates with 95 % Clopper–Pearson intervals. "
+            "Broken: an attack that refits the generator finds the members (p ≤ 0.05 on its own) or names one. "
+            "False reassurance: of the broken releases, those the audit answers “yes” or reads membership below "
+            "its threshold.\n\n" + table.to_markdown(index=False) + "\n")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--worker", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--summarise", action="store_true")
+    args = parser.parse_args(argv)
+    FOLDER.mkdir(parents=True, exist_ok=True)
+    if not args.summarise:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=HERE).stdout.strip()
+        path = runs_file(args.worker)
+        mine = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["dataset", "split", "generator"])
+        jobs = [(split, dataset, name) for split in range(SPLITS) for dataset in DATASETS for name in GENERATORS]
+        for index, (split, dataset, name) in enumerate(jobs):
+            held = (mine["dataset"] == dataset) & (mine["split"] == split) & (mine["generator"] == name)
+            if index % args.workers != args.worker or held.any():
+                continue
+            start = time.perf_counter()
+            row = pd.DataFrame([run_one(dataset, split, name, commit)])
+            mine = pd.concat([mine, row], ignore_index=True) if len(mine) else row
+            temporary = path.with_suffix(".tmp.gz")
+            mine.to_csv(temporary, index=False)
+            temporary.replace(path)
+            print(f"{dataset} split {split} {name}: {time.perf_counter() - start:.0f} s", flush=True)
+    runs = read_runs()
+    if runs.empty:
+        print("no runs yet")
+        return
+    text = markdown(summarise(runs))
+    TABLE.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
