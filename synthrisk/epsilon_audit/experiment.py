@@ -75,10 +75,13 @@ def audited_relation(spec: dict, name: str = "generator", neighbours: str | None
 
 def canary_statistics(spec: dict, data: pd.DataFrame, schema, canary: Canary, world: str, runs,
                       n_synthetic: int | None = None, name: str = "generator",
-                      neighbours: str | None = None) -> np.ndarray:
+                      neighbours: str | None = None, statistic=None) -> np.ndarray:
     """The statistic (module doc) of each run in `runs` of one world: fit on the data (in the world
     WITH, on its neighbour holding the canary under the generator's relation, `audited_relation`),
-    sample `n_synthetic` rows (default: as many as the data has records), take the statistic."""
+    sample `n_synthetic` rows (default: as many as the data has records), take the statistic
+    (`statistic(synthetic, canary, schema)`, default `canary_cell_count`; it must be fixed before the
+    runs, as the bound requires)."""
+    statistic = statistic or canary_cell_count
     relation = audited_relation(spec, name, neighbours)
     table = with_canary(data, canary, schema, relation) if world == WITH else data
     n_rows = len(data) if n_synthetic is None else int(n_synthetic)
@@ -90,7 +93,7 @@ def canary_statistics(spec: dict, data: pd.DataFrame, schema, canary: Canary, wo
         seed = fit_seed(world, run)
         generator = make_generator(spec, seed=seed, name=name).fit(table, schema)
         synthetic = generator.sample(n_rows, seed + SAMPLE_SEED_OFFSET)
-        counts.append(canary_cell_count(synthetic, canary, schema))
+        counts.append(statistic(synthetic, canary, schema))
         del generator, synthetic
         memory.collect()
     return np.array(counts, dtype=np.int64)
@@ -146,13 +149,14 @@ def audit_statistics(without: np.ndarray, with_: np.ndarray, nominal_epsilon: fl
 
 def audit_generator(spec: dict, data: pd.DataFrame, schema, canary: Canary, n_runs: int,
                     n_synthetic: int | None = None, confidence: float = CONFIDENCE,
-                    name: str = "generator") -> AuditResult:
+                    name: str = "generator", statistic=None) -> AuditResult:
     """The whole audit of one generator spec in this process: n_runs fits per world, neighbours under
-    the generator's own relation, then the bound at the (epsilon, delta) the generator claims."""
+    the generator's own relation, then the bound at the (epsilon, delta) the generator claims.
+    `statistic`: as for `canary_statistics`."""
     privacy = nominal_privacy(spec, name)
     relation = declared_relation(privacy, name)
     statistics = {world: canary_statistics(spec, data, schema, canary, world, range(n_runs), n_synthetic, name,
-                                           relation)
+                                           relation, statistic)
                   for world in WORLDS}
     return audit_statistics(statistics[WITHOUT], statistics[WITH], privacy["epsilon"], privacy["delta"], confidence,
                             neighbours=relation)

@@ -35,3 +35,16 @@ def canary_cell_count(synthetic: pd.DataFrame, canary: Canary, schema) -> int:
     """Sum over the one- and two-way marginals of the synthetic records in the canary's cell."""
     m = matching_cells(synthetic[list(canary.cells)], canary, schema)
     return int((m + m * (m - 1) // 2).sum())
+
+
+def focal_cell_count(synthetic: pd.DataFrame, canary: Canary, schema, focal: dict[tuple[str, str], int]) -> int:
+    """MAMA-MIA's evidence as a test statistic (synthrisk.mia.mama_mia): the synthetic records in the
+    canary's cell of each focal pair (the pairs MST selects often, found by its selection rounds on
+    the data without the canary), weighted by how often it was selected. For one fixed canary the
+    score's reference shares are constants, and for the worst-case canary they are zero; so they are
+    dropped (the authors' floor of 1e-10 would make one pair dominate), and the one-way marginals,
+    which MAMA-MIA does not read, are left out: the statistic tests whether knowing MST's tree
+    sharpens the count of `canary_cell_count`."""
+    domain = canary.domain(schema, synthetic.columns)
+    hits = {c: domain[c].encode(synthetic[c]) == canary.cells[c] for c in canary.cells}
+    return int(sum(weight * int((hits[a] & hits[b]).sum()) for (a, b), weight in focal.items()))
