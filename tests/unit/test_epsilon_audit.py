@@ -30,6 +30,7 @@ from synthrisk.epsilon_audit import (
     worst_case_canary,
 )
 from synthrisk.epsilon_audit.experiment import WITH, WITHOUT, nominal_privacy
+from synthrisk.epsilon_audit.statistic import focal_cell_count
 from synthrisk.errors import ConfigError, DataError
 from synthrisk.generators.base import Generator, make_generator, register
 from synthrisk.generators.mst import NOT_DP_NOISE
@@ -214,6 +215,9 @@ def test_statistic_counts_the_canarys_one_and_two_way_cells(small, small_schema)
         "cat": [cat, "a", "a", "a", "b"]}))
     # matches 3, 2, 1, 0, 1 columns: m + m (m - 1) / 2 = 6 + 3 + 1 + 0 + 1
     assert canary_cell_count(table, canary, small_schema) == 11
+    # MAMA-MIA's focal pairs: rows matching the canary on (num, cnt) are 0 and 1, on (num, cat) row 0
+    assert focal_cell_count(table, canary, small_schema, {("num", "cnt"): 3, ("num", "cat"): 2}) == 3 * 2 + 2 * 1
+    assert focal_cell_count(table, canary, small_schema, {}) == 0
 
 
 # -- the experiment's plumbing, on a generator with a known answer ------------------------------
