@@ -51,8 +51,9 @@ def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy
     generator : str or dict, optional
         The generator that made the release: a backend name (``"cart"``, ``"mst"``, ...) or
         ``"package.module:Class"``, or its config entry (``{"backend": "mst", "params": {"epsilon": 1}}``).
-        The shadow-model attack then refits it on reference records (`aux`, else the holdout) with
-        and without target records; without it that attack is skipped.
+        The attacks that refit it then run: shadow models (on the records that are not targets:
+        members, holdout and `aux`, with and without each target) and, for MST, MAMA-MIA; without
+        it they are skipped.
     shadow_fits : int, optional
         Refits of `generator`, half to train the shadow models and half to judge them (default 400).
 
@@ -77,7 +78,7 @@ def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy
         raise ConfigError(f"progress: give True or False, not {progress!r}")
     policy = as_policy(policy)
     in_hand = generator_in_hand(generator)
-    shadow_fits = None if shadow_fits is None else check_shadow_fits(shadow_fits)
+    shadow_fits = check_shadow_fits(shadow_fits, in_hand)
     data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
     # The measures' one-line summaries are for the workflow's logs; the Audit holds them all.
     with contextlib.redirect_stdout(io.StringIO()):

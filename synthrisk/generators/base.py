@@ -15,6 +15,7 @@ import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 
 from ..data.schema import DatasetSchema
@@ -125,6 +126,23 @@ def make_generator(spec: dict, seed: int = 0, name: str = "generator") -> Genera
         return cls(seed=seed, **spec, **params)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"generators.{name}: bad parameters for backend {backend!r}: {exc}") from None
+
+
+def with_noise_seed(spec: dict, seed: int) -> dict:
+    """`spec` with `params.noise_seed` set from `seed` when its generator draws DP noise from one (its
+    constructor takes `noise_seed`) and the spec sets none; else `spec` unchanged. For an auditor's
+    simulations of a generator (shadow refits, selection runs), never for a release: a seeded
+    release is not private."""
+    import inspect
+
+    params = dict(spec.get("params") or {})
+    if "noise_seed" in params:
+        return spec
+    cls = generator_class(spec.get("backend"), str(spec.get("backend")))
+    if "noise_seed" not in inspect.signature(cls.__init__).parameters:
+        return spec
+    words = np.random.SeedSequence([int(seed), 0x5EED]).generate_state(1)
+    return {**spec, "params": {**params, "noise_seed": int(words[0])}}
 
 
 def job_settings(settings: dict, keys: tuple[str, ...], generator: str | None = None) -> dict:

@@ -160,6 +160,8 @@ class Measure:
     default_on: ClassVar[bool] = False
     #: position in tables, the summary and the report (built-ins 10, 20, ...; plug-ins 100)
     order: ClassVar[int] = 100
+    #: whether the measure refits the generator in hand (it runs only with one: `MeasureInput.generator`)
+    refits_generator: ClassVar[bool] = False
 
     @dataclass(frozen=True)
     class Settings:

@@ -25,6 +25,7 @@ class MamaMia(Exposure):
     name = "mama_mia"
     title = "MAMA-MIA: membership inference that knows the generator is MST"
     order = 48
+    refits_generator = True
     attack = "MAMA-MIA (MST's marginals)"
     detail = ("score: the release's share of a record's cells over the real records' share, on the column pairs MST "
               "selects (focal points from repeated selections, Golob et al. 2025); reference: AUC 0.5 against the "
@@ -55,10 +56,13 @@ class MamaMia(Exposure):
                                 "mst --generator-config FILE)")
         if data.non_members.empty:
             raise NotApplicable("needs holdout records (records the generator never saw)")
+        generator = mama_mia.mst_of(data.generator.spec, seed=data.seed)
+        if generator.domain != "public":
+            raise NotApplicable("MST with domain from_data reads its codes from the training records, so the attack "
+                                "cannot rebuild them (and the release is not DP)")
         columns = list(data.schema.columns)
         frames = [data.members, data.non_members] + ([data.aux] if data.aux is not None and len(data.aux) else [])
         real = pd.concat([f[columns] for f in frames], ignore_index=True)
-        generator = mama_mia.mst_of(data.generator.spec, seed=data.seed)
         weights = mama_mia.focal_points(data.generator.spec, real, data.schema, len(data.members), settings.runs,
                                         data.seed)
         focal = mama_mia.kept(weights, generator.epsilon)

@@ -1,16 +1,16 @@
 """Shadow-model membership inference with the generator in hand, as a measure
 (`synthrisk.shadow_mia.release`): the steward's audit refits the generator that made the release on
-reference records, with and without each target, and asks of every target whether the release was
-fitted on it. Runs only when the input carries the generator (`synthrisk audit --generator`);
-otherwise it is skipped with the reason.
+the records that are not targets, with and without each target, and asks of every target whether the
+release was fitted on it. Runs only when the input carries the generator (`synthrisk audit
+--generator`); otherwise it is skipped with the reason.
 
 Evidence: the AUC of member targets against holdout targets on the release's per-target p-values
-(reference 0.5, exact under the null); members named by Benjamini-Hochberg on their conformal
-p-values against the holdout targets' (any makes the membership risk *at risk*).
+(reference 0.5; permutation test, exact under the null). It names nobody (the module doc of
+`synthrisk.shadow_mia.release` says why); the page's table gives each target's vulnerability.
 
 Summary JSON: `ShadowRelease.to_json()` (with every target's row). Per-record table: one row per
 target (row_id, member, file, row, kind, vulnerability, its attack's AUC and TPRs with intervals, the
-release's score and p-value, conformal_p, identified)."""
+release's score and p-value)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,10 @@ class ShadowModels(Measure):
     title = "Shadow-model membership inference (generator in hand)"
     risk = "membership"
     record_columns = ("row_id", "member", "file", "row", "kind", "vulnerability", "auc", "auc_low", "auc_high",
-                      "release_p", "conformal_p", "identified")
+                      *(f"{key}@{fpr:g}" for fpr in (0.1, 0.01, 0.001) for key in ("tpr", "tpr_low", "tpr_high")),
+                      "release_score", "release_p")
     order = 47
+    refits_generator = True
 
     @dataclass(frozen=True)
     class Settings:
@@ -48,8 +50,6 @@ class ShadowModels(Measure):
         shadow_datasets: int = 200
         eval_datasets: int = 200
         n_trees: int = 100
-        # The default policy's naming_fdr (the audit sets it from its policy), as for `exposure`.
-        fdr: float = 0.045
 
         def __post_init__(self):
             for key, least in (("n_outliers", 0), ("n_random", 0), ("neighbours", 1), ("shadow_datasets", 4),
@@ -59,8 +59,6 @@ class ShadowModels(Measure):
                     raise ValueError(f"{key} must be an integer >= {least}, got {value!r}")
             if self.n_outliers + self.n_random < 2:
                 raise ValueError("n_outliers + n_random must be at least 2 (member and holdout targets)")
-            if isinstance(self.fdr, bool) or not isinstance(self.fdr, (int, float)) or not 0 < self.fdr < 1:
-                raise ValueError(f"fdr must be a number in (0, 1), got {self.fdr!r}")
 
     def run(self, data, settings, unit):
         from ..shadow_mia.release import attack_release
@@ -75,42 +73,35 @@ class ShadowModels(Measure):
             data.members, data.non_members, data.synthetic, data.schema, data.generator.spec,
             name=data.generator.name, aux=aux, seed=data.seed, n_outliers=settings.n_outliers,
             n_random=settings.n_random, neighbours=settings.neighbours, shadow_datasets=settings.shadow_datasets,
-            eval_datasets=settings.eval_datasets, n_trees=settings.n_trees, fdr=settings.fdr,
+            eval_datasets=settings.eval_datasets, n_trees=settings.n_trees,
             progress=data.generator.progress)
         return MeasureResult(result.to_json(), result.records.reindex(columns=list(self.record_columns)))
 
     def log_line(self, result) -> str:
         s = result.summary
         return (f"AUC {s['auc']:.4f} over {s['n_member_targets']} member and {s['n_holdout_targets']} holdout "
-                f"targets, {s['n_identified']} named, {s['fits']} refits of {s['refitted']}")
+                f"targets (permutation p {s['auc_p_value']:.3g}), {s['fits']} refits of {s['refitted']}")
 
     def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
         runs = tabulate.collect_runs(summaries, {
             "auc": lambda s: s["auc"], "ci_low": lambda s: s["auc_ci_low"], "ci_high": lambda s: s["auc_ci_high"],
             "p_value": lambda s: s["auc_p_value"], "beats": lambda s: s["auc_p_value"] < 0.05,
-            "n_identified": lambda s: s["n_identified"], "min_named": lambda s: s["min_named"],
             "fits": lambda s: s["fits"], "fits_failed": lambda s: s["fits_failed"],
             "targets_above_chance": lambda s: s["targets_above_chance"]})
-        table = tabulate.over_seeds(runs, tabulate.PAIR, ["auc", "n_identified", "min_named", "fits", "fits_failed",
-                                                          "targets_above_chance"],
+        table = tabulate.over_seeds(runs, tabulate.PAIR, ["auc", "fits", "fits_failed", "targets_above_chance"],
                                     beats="beats", ci=("ci_low", "ci_high"), p_value="p_value")
-        if "n_identified" in runs:
-            fewest = runs[runs["status"] == "ok"].groupby(tabulate.PAIR)["n_identified"].min().rename("n_identified_min")
-            table = table.merge(fewest.reset_index(), on=tabulate.PAIR, how="left")
         return {self.name: table}
 
     def evidence(self, tables) -> pd.DataFrame | None:
         table = tables[self.name]
         if "auc_mean" not in table:
             return None
-        rows = tabulate.evidence_rows(
+        return tabulate.evidence_rows(
             table, self.risk, self.name, ATTACK, "AUC", "auc_mean", 0.5,
-            "per target: a forest trained on refits of the generator with and without the target scores the "
-            "release; reference: AUC 0.5 of member against holdout targets on the release's p-values (one-sided "
-            "Mann-Whitney); interval: Hanley-McNeil; members named: Benjamini-Hochberg on conformal p-values "
-            "against the holdout targets", effect_scale=2.0)
-        named = table.loc[rows.index, "n_identified_min"] if "n_identified_min" in table else 0
-        return rows.assign(n_identified=pd.Series(named, index=rows.index).fillna(0).astype(int))
+            "per target (the most vulnerable and random records of the members and holdout): a forest trained on "
+            "refits of the generator with and without the target scores the release; reference: AUC 0.5 of member "
+            "against holdout targets on the release's p-values (one-sided permutation test); interval: "
+            "Hanley-McNeil", effect_scale=2.0).assign(n_identified=0)
 
     # --- the steward's audit ---------------------------------------------------------------------
     def explain(self, row: dict) -> str:
@@ -119,19 +110,6 @@ class ShadowModels(Measure):
                 f"more than holdout targets with AUC {float(row['value']):.3f}{interval(row)} (0.5 when the "
                 f"release did not learn who was in the training data); "
                 f"{pct(max(2 * (float(row['value']) - 0.5), 0.0))} advantage over a coin toss.")
-
-    def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
-        members = records[records["member"] == 1]
-        return pd.DataFrame({"row_id": members["row_id"], "flag": members["identified"].astype(bool)})
-
-    def names_members(self, generator) -> bool:
-        return generator is not None
-
-    def identified_members(self, row: dict, records: pd.DataFrame) -> list[dict]:
-        named = records[(records["member"] == 1) & records["identified"].astype(bool)]
-        named = named.sort_values(["conformal_p", "release_p", "row_id"])
-        return [{"row_id": int(r.row_id), "attack": ATTACK, "score": float(r.release_p),
-                 "p_value": float(r.conformal_p)} for r in named.itertuples()]
 
     def reported(self, summaries):
         """Per target: its kind, whether it is a member, its vulnerability under this generator (the
@@ -150,7 +128,7 @@ class ShadowModels(Measure):
                                 for end, suffix, label in (("", "", f"TPR at FPR {fpr:g}"),
                                                            (" low", "_low", f"TPR at FPR {fpr:g}"),
                                                            (" high", "_high", f"TPR at FPR {fpr:g}"))},
-                             "release p-value": t["release_p"], "named": "yes" if t["identified"] else ""})
+                             "release p-value": t["release_p"]})
             notes.append(_budget_note(summary))
         return {"caption": "Each target's vulnerability under the generator (its attack on fresh refits: AUC and "
                            "TPR at a fixed FPR, 0.5 and the FPR at chance) and the release's p-value (low: the "
@@ -165,5 +143,6 @@ def _budget_note(summary: dict) -> str:
             f"{summary['eval_datasets']} to judge; {summary['fits_failed']} failed), {summary['records_per_dataset']} "
             f"records each, drawn from {summary['reference']}; {summary['seconds']:.0f} s. Per target, {tells}. "
             f"{summary['targets_above_chance']} of {len(summary['targets'])} targets are vulnerable (AUC interval "
-            f"above 0.5). Naming: nobody, or at least {summary['min_named']} of the {summary['n_member_targets']} "
-            f"member targets (the holdout targets' {summary['n_holdout_targets']} p-values set the resolution).")
+            f"above 0.5); {summary['n_member_targets']} of them are members, {summary['n_holdout_targets']} holdout "
+            f"records. The release-level AUC is read on targets chosen for being vulnerable: it says more about them "
+            f"than about an average member.")

@@ -68,11 +68,17 @@ def focal_points(spec: dict, records: pd.DataFrame, schema: DatasetSchema, n: in
                  seed: int) -> Counter:
     """How many of `runs` MST selections, each on `n` records drawn from `records`, chose each pair
     (sorted column names)."""
+    from ..generators.base import with_noise_seed
+
+    # The selections are the auditor's simulations, not releases: their noise is seeded, so that the
+    # same files give the same focal points.
+    spec = with_noise_seed(spec, seed)
     rng = np.random.default_rng([seed, 0x3A3A])
     weights: Counter = Counter()
     for run in range(runs):
         sample = records.iloc[rng.choice(len(records), size=min(n, len(records)), replace=False)]
-        tree = mst_of(spec, seed=seed * 1000 + run).select(sample.reset_index(drop=True), schema)
+        run_seed = int(np.random.SeedSequence([seed, run]).generate_state(1)[0])
+        tree = mst_of(spec, seed=run_seed).select(sample.reset_index(drop=True), schema)
         weights.update(tuple(sorted(edge)) for edge in tree)
     return weights
 

@@ -131,7 +131,7 @@ def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None, read
 
     policy = as_policy(policy)
     in_hand = generator_in_hand(generator, generator_config)
-    shadow_fits = None if shadow_fits is None else check_shadow_fits(shadow_fits)
+    shadow_fits = check_shadow_fits(shadow_fits, in_hand)
     files = {"train": str(train), "synthetic": str(synthetic), "holdout": str(holdout) if holdout else None,
              "aux": str(aux) if aux else None}
     with _folder(out, files, str(schema) if schema else None, not schema) as folder:

@@ -70,12 +70,20 @@ def generator_in_hand(generator, config=None, progress=None) -> GeneratorInHand 
     if name in BACKEND_ENVIRONMENTS:
         raise ConfigError(f"--generator: {name!r} runs in its own environment ({BACKEND_ENVIRONMENTS[name]}); the "
                           "audit refits the generator in its own process, so it cannot use it")
-    make_generator(spec, name=name)
+    try:
+        make_generator(spec, name=name)
+    except ConfigError as exc:
+        raise ConfigError(f"--generator {name} (--generator-config): {exc}") from None
     return GeneratorInHand(name, spec, progress)
 
 
-def check_shadow_fits(value) -> int:
-    """--shadow-fits: an even number of refits, at least 8 (4 to train and 4 to judge)."""
+def check_shadow_fits(value, generator) -> int | None:
+    """--shadow-fits: None, or an even number of refits, at least 8 (4 to train and 4 to judge), of a
+    generator in hand."""
+    if value is None:
+        return None
+    if generator is None:
+        raise ConfigError("--shadow-fits: given without --generator (there is nothing to refit)")
     if isinstance(value, bool) or not isinstance(value, int) or value < 8 or value % 2:
         raise ConfigError(f"--shadow-fits: give an even number of refits of at least 8, got {value!r}")
     return value

@@ -50,17 +50,17 @@ class FitProgress:
     of the refits, with the time left at the pace so far."""
 
     def __init__(self, fallback: Callable[[str], None], enabled: bool | None = None):
-        import time
-
         self.fallback = fallback
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self.bar = None
-        self.start = time.perf_counter()
+        self.start = None  # the clock starts at the first call (the refits', not the audit's, pace)
         self.said = 0
 
     def __call__(self, done: int, total: int) -> None:
         import time
 
+        if self.start is None:
+            self.start = time.perf_counter()
         if self.enabled:
             if self.bar is None:
                 from tqdm import tqdm
@@ -73,7 +73,7 @@ class FitProgress:
                 self.close()
             return
         tenth = done * 10 // total
-        if tenth > self.said:
+        if done and tenth > self.said:
             self.said = tenth
             elapsed = time.perf_counter() - self.start
             left = elapsed / done * (total - done)

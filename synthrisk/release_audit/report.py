@@ -161,18 +161,19 @@ def utility_entry(tables: dict[str, pd.DataFrame]) -> dict | None:
     return {**scores, "meaning": sentence, "efficacy": _row(efficacy)}
 
 
-#: what the calibration quote adds when the audit refitted the generator in hand
-REFITTED = ("With the generator in hand ({name}), the membership verdict also reads the attacks that refit it, which "
-            "the pre-registered calibration does not run. Their tests and their naming are exact when the release "
-            "never saw its members; Holm takes them into the membership family, and the attacks that name members "
-            "share the policy's false-discovery rate, so the audit keeps its family-wise level")
+#: what the calibration quote adds when attacks that refit the generator in hand ran
+REFITTED = ("With the generator in hand ({name}), the membership verdict also reads {attacks}, which the "
+            "pre-registered calibration does not run, so its rates above are of the audit without them: their own "
+            "tests are exact when the release never saw its members and Holm takes them into the membership family, "
+            "so the audit keeps its family-wise level, but the attacks that name members then share the policy's "
+            "false-discovery rate, and how often this audit finds member copies is not measured")
 
 
-def release_entry(entries: list[dict], policy: Policy, n_train: int, generator=None) -> dict:
+def release_entry(entries: list[dict], policy: Policy, n_train: int, refitted: tuple[str, list[str]] | None = None) -> dict:
     """The audit's answer to "does this audit support releasing this file?" (yes / no / inconclusive),
     with the sentence the page and the command line open with, and how often the audit as it ships
     answered no in its pre-registered calibration (`calibration`; None under another policy; with
-    `generator`, the generator in hand, what its refits add)."""
+    `refitted`, (the generator in hand, the titles of the attacks that refitted it), what they change)."""
     answer = release_answer({e["risk"]: e["level"] for e in entries})
     at_risk = [e["label"] for e in entries if e["level"] == LEVELS["at_risk"]]
     open_ = [e["label"] for e in entries if e["level"] != LEVELS["below"] and e["level"] != LEVELS["at_risk"]]
@@ -186,13 +187,21 @@ def release_entry(entries: list[dict], policy: Policy, n_train: int, generator=N
     sentence = f"Does this audit support releasing this file? {answer.capitalize()}: {why} ({level})."
     return {"answer": answer, "sentence": sentence, "alpha": policy.alpha,
             "audit_revision": calibrated_power.AUDIT_REVISION,
-            "calibration": _with_refits(calibrated_power.release_statement(n_train, policy), generator)}
+            "calibration": _with_refits(calibrated_power.release_statement(n_train, policy), refitted)}
 
 
-def _with_refits(statement: str | None, generator) -> str | None:
-    if statement is None or generator is None:
+def _with_refits(statement: str | None, refitted) -> str | None:
+    if statement is None or not refitted:
         return statement
-    return f"{statement} {REFITTED.format(name=generator.name)}."
+    name, attacks = refitted
+    return f"{statement} {REFITTED.format(name=name, attacks=' and '.join(attacks))}."
+
+
+def refitting_attacks(runs: list[Outcome], generator) -> tuple[str, list[str]] | None:
+    """(the generator's name, the titles of the measures that refitted it and ran), or None."""
+    titles = list(dict.fromkeys(r.run.measure.title for r in runs
+                                if r.status == "ok" and r.run.measure.refits_generator))
+    return (generator.name, titles) if generator is not None and titles else None
 
 
 def build(data, runs: list[Outcome], measures: dict, found, seconds: float, policy: Policy | None = None,
@@ -217,7 +226,7 @@ def build(data, runs: list[Outcome], measures: dict, found, seconds: float, poli
         "policy": {**(policy or Policy()).to_dict(), "statement": (policy or Policy()).statement()},
         "risks": entries,
         "criteria": criteria_entries(entries),
-        "release": release_entry(entries, policy or Policy(), len(data.members), generator),
+        "release": release_entry(entries, policy or Policy(), len(data.members), refitting_attacks(runs, generator)),
         "utility": utility_entry(tables),
         "measures": measure_entries(runs, measures, evidence, policy),
         "evidence": _row(evidence.drop(columns=["dataset", "generator"])),

@@ -24,11 +24,16 @@ each target record whether the release was fitted on it:
   dataset fitted without the target scores at least as high. Valid for that target only as far as
   the shadow datasets resemble the release's training data, so the verdict does not rest on it alone:
 - **Release-level test**: the member targets' p-values against the holdout targets' (AUC of
-  "member" on the p-value, low first; one-sided Mann-Whitney, Hanley-McNeil interval). Exact when
-  the release never saw the members, however unlike the release the shadow datasets are: every
-  step treats member and holdout targets alike.
-- **Named**: each member target's conformal p-value against the holdout targets' p-values,
-  Benjamini-Hochberg at `fdr` (as `synthrisk.mia.exposure`): valid for the same reason.
+  "member" on the p-value, low first; Hanley-McNeil interval), with a permutation p-value
+  (`PERMUTATIONS` relabellings of the targets, seeded): exact when the release never saw the
+  members, however unlike the release the shadow datasets are, because every step treats member
+  and holdout targets alike. The candidates are put in a seeded random order before anything is
+  chosen, so that no tie (vulnerability scores tie often on categorical data) is broken by which
+  file a record came from.
+- **Nobody is named**: a conformal p-value against H holdout targets is at least 1 / (H + 1), so
+  Benjamini-Hochberg at a share of the policy's rate could name someone only with more holdout
+  targets than a shadow budget affords (about 44 at 0.0225). The per-person reading is the table
+  of targets: each one's vulnerability under the generator, and the release's p-value.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
 from ..generators.memory import BetweenFits
-from ..mia.exposure import judge_scores
+from ..mia.metrics import auc_against_chance
 from ..stats.proportions import clopper_pearson
 from .attack import CONFIDENCE, attack_target
 from .features import BINS, RADII, FeatureMap
@@ -55,6 +60,8 @@ from .targets import OUTLIER, RANDOM, choose_targets, vulnerability_scores
 MEMBERS, HOLDOUT = "train", "holdout"
 #: the FPRs of the per-target TPRs (the issue's 0.1, 1 and 10 %)
 FPRS = (0.1, 0.01, 0.001)
+#: relabellings of the targets in the release-level permutation test
+PERMUTATIONS = 9999
 ATTACK_RULE = ("per target: a forest on the shadow releases' features; the release's p-value against the "
                "evaluation releases fitted without the target; member targets against holdout targets")
 
@@ -88,8 +95,8 @@ class Budget:
 @dataclass(frozen=True)
 class ShadowRelease:
     """The attack on one release: the release-level AUC of member targets against holdout targets
-    with its test and interval, the members named at `fdr`, the budget, and per target its
-    vulnerability and the release's p-value (`records`)."""
+    with its test and interval, the budget, and per target its vulnerability and the release's
+    p-value (`records`)."""
 
     generator: str
     auc: float
@@ -98,9 +105,6 @@ class ShadowRelease:
     auc_ci_high: float
     n_member_targets: int
     n_holdout_targets: int
-    fdr: float
-    n_identified: int
-    min_named: int
     budget: Budget
     fits_failed: int
     seconds: float
@@ -114,7 +118,7 @@ class ShadowRelease:
             "refitted": self.generator, "auc": self.auc, "auc_p_value": self.auc_p_value,
             "auc_ci_low": self.auc_ci_low, "auc_ci_high": self.auc_ci_high,
             "n_member_targets": self.n_member_targets, "n_holdout_targets": self.n_holdout_targets,
-            "fdr": self.fdr, "n_identified": self.n_identified, "min_named": self.min_named,
+            "permutations": PERMUTATIONS,
             "fits": self.budget.fits, "fits_failed": self.fits_failed, "shadow_datasets": self.budget.shadow_datasets,
             "eval_datasets": self.budget.eval_datasets, "records_per_dataset": self.budget.records_per_dataset,
             "reference": self.budget.reference, "seconds": self.seconds,
@@ -147,26 +151,40 @@ def attack_release(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.D
                    spec: dict, *, name: str | None = None, aux: pd.DataFrame | None = None, seed: int = 0,
                    n_outliers: int = 40, n_random: int = 40, neighbours: int = 5, shadow_datasets: int = 200,
                    eval_datasets: int = 200, bins: int = BINS, radii=RADII, n_trees: int = 100, fprs=FPRS,
-                   confidence: float = CONFIDENCE, fdr: float = 0.045,
+                   confidence: float = CONFIDENCE,
                    progress: Callable[[int, int], None] | None = None) -> ShadowRelease:
     """The attack of the module doc on typed frames (with `row_id` columns). `spec`: the generator's
-    config entry ({backend: ..., params: ...}); `progress(done, total)` after each shadow fit."""
+    config entry ({backend: ..., params: ...}); `progress(done, total)` before the first refit and
+    after each."""
+    from ..generators.base import with_noise_seed
+
     start = time.perf_counter()
     name = name or str(spec.get("backend"))
+    # The refits are the auditor's simulations, not releases: a DP generator's noise is seeded so that
+    # the same files give the same audit.
+    spec = with_noise_seed(spec, seed)
     if holdout is None or len(holdout) == 0:
         raise DataError("shadow models: need holdout records (records the generator never saw)")
-    candidates = pd.concat([_records(members, schema), _records(holdout, schema)], ignore_index=True)
-    label = np.r_[np.ones(len(members), dtype=int), np.zeros(len(holdout), dtype=int)]
-    row_ids = np.concatenate([_ids(members), _ids(holdout)])
-    file_rows = np.r_[np.arange(len(members)), np.arange(len(holdout))]
+    # A seeded order that never reads the labels: ties in what follows are broken by it (module doc).
+    order = np.random.default_rng([seed, 0x5EED]).permutation(len(members) + len(holdout))
+    candidates = pd.concat([_records(members, schema), _records(holdout, schema)], ignore_index=True).iloc[order]
+    candidates = candidates.reset_index(drop=True)
+    label = np.r_[np.ones(len(members), dtype=int), np.zeros(len(holdout), dtype=int)][order]
+    row_ids = np.concatenate([_ids(members), _ids(holdout)])[order]
+    file_rows = np.r_[np.arange(len(members)), np.arange(len(holdout))][order]
     has_aux = aux is not None and len(aux) > 0
     population = pd.concat([candidates] + ([_records(aux, schema)] if has_aux else []), ignore_index=True)
     if n_outliers + n_random > len(candidates):
-        raise ConfigError(f"shadow models: {n_outliers + n_random} targets asked for, but the members and holdout "
-                          f"hold {len(candidates)} records")
+        raise ConfigError(f"shadow models: n_outliers + n_random = {n_outliers + n_random} targets, but the members "
+                          f"and holdout hold {len(candidates)} records")
     scores = vulnerability_scores(population, schema, neighbours)[: len(candidates)]
     outliers, random = choose_targets(scores, n_outliers, n_random, seed)
     targets = np.concatenate([outliers, random])
+    chosen = label[targets]
+    if chosen.all() or not chosen.any():
+        raise DataError(f"shadow models: the {len(targets)} targets hold {int(chosen.sum())} member(s) and "
+                        f"{int((1 - chosen).sum())} holdout record(s); the release-level test needs both (ask for "
+                        "more targets)")
     pool = np.setdiff1d(np.arange(len(population)), targets)
     reference = "the members, holdout" + (" and auxiliary" if has_aux else "") + " records that are not targets"
     size = min(len(members), len(pool) // 2)
@@ -188,6 +206,8 @@ def attack_release(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.D
 
     rows, done, failed = {}, 0, 0
     memory = BetweenFits()
+    if progress is not None:
+        progress(0, shadow_datasets + eval_datasets)
     for role in ROLES:
         count = shadow_datasets if role == TRAIN else eval_datasets
         membership = membership_matrix(count, len(targets), seed, role)
@@ -225,25 +245,38 @@ def attack_release(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.D
                            "file": MEMBERS if label[position] else HOLDOUT, "row": int(file_rows[position]),
                            "kind": OUTLIER if t < len(outliers) else RANDOM,
                            "vulnerability": float(scores[position]), **result})
-    records = pd.DataFrame(per_target)
-    return _release_test(records, name, fdr, budget, failed, time.perf_counter() - start, tuple(fprs))
+    records = pd.DataFrame(per_target).sort_values(["member", "file", "row"], ascending=[False, True, True])
+    return _release_test(records.reset_index(drop=True), name, budget, failed, time.perf_counter() - start,
+                         tuple(fprs), seed)
 
 
-def _release_test(records: pd.DataFrame, name: str, fdr: float, budget: Budget, failed: int, seconds: float,
-                  fprs: tuple) -> ShadowRelease:
+def permutation_auc(member_scores, holdout_scores, permutations: int, seed: int) -> tuple[float, float]:
+    """(AUC, one-sided permutation p-value) of members scoring above the holdout, ties counting 1/2:
+    p = (1 + #{relabellings with an AUC at least the observed}) / (1 + permutations), valid at any
+    size and with ties (the normal approximation is not, with a few targets)."""
+    from scipy.stats import rankdata
+
+    scores = np.r_[member_scores, holdout_scores].astype(float)
+    m, n = len(member_scores), len(holdout_scores)
+    ranks = rankdata(scores)  # midranks: the AUC is (rank sum of members - m (m + 1) / 2) / (m n)
+    observed = (ranks[:m].sum() - m * (m + 1) / 2) / (m * n)
+    rng = np.random.default_rng([seed, 0xA0C])
+    shuffled = np.array([rng.permutation(ranks)[:m].sum() for _ in range(permutations)])
+    at_least = int(np.sum((shuffled - m * (m + 1) / 2) / (m * n) >= observed - 1e-12))
+    return float(observed), (1 + at_least) / (1 + permutations)
+
+
+def _release_test(records: pd.DataFrame, name: str, budget: Budget, failed: int, seconds: float, fprs: tuple,
+                  seed: int) -> ShadowRelease:
     """Member targets against holdout targets on the release's p-values (module doc)."""
     scored = records[records["release_p"].notna()]
     member_p = scored.loc[scored["member"] == 1, "release_p"].to_numpy()
     holdout_p = scored.loc[scored["member"] == 0, "release_p"].to_numpy()
-    records = records.assign(conformal_p=np.nan, identified=False)
     if len(member_p) == 0 or len(holdout_p) == 0:
-        raise DataError(f"shadow models: the targets hold {len(member_p)} member(s) and {len(holdout_p)} holdout "
-                        "record(s) with a score; the release-level test needs both (ask for more targets)")
-    # A low p-value is the suspicious end: the members' evidence on the negated p-values.
-    judged = judge_scores(-member_p, -holdout_p, fdr)
-    member_index = scored.index[scored["member"] == 1]
-    records.loc[member_index, "conformal_p"] = judged.member_p_values
-    records.loc[member_index, "identified"] = judged.named
-    return ShadowRelease(name, judged.auc, judged.p_value, judged.ci_low, judged.ci_high, len(member_p),
-                         len(holdout_p), fdr, int(judged.named.sum()), judged.min_named, budget, failed, seconds, fprs,
-                         records)
+        raise DataError(f"shadow models: {len(member_p)} member and {len(holdout_p)} holdout target(s) could be "
+                        "scored (too many refits failed); the release-level test needs both")
+    # A low p-value is the suspicious end: the AUC of the negated p-values.
+    auc, p_value = permutation_auc(-member_p, -holdout_p, PERMUTATIONS, seed)
+    interval = auc_against_chance(auc, len(member_p), len(holdout_p))
+    return ShadowRelease(name, auc, p_value, interval["ci_low"], interval["ci_high"], len(member_p), len(holdout_p),
+                         budget, failed, seconds, fprs, records)

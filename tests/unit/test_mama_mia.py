@@ -72,6 +72,11 @@ def test_focal_points_come_from_msts_own_selection(schema):
     assert sum(weights.values()) == 5 * 2  # a tree on 3 columns has 2 edges, each run
     # at a large epsilon the selection is the noiseless tree: x and k are tied, c is independent of both
     assert weights[("k", "x")] == 5
+    # the selections are the auditor's simulations: their noise is seeded, so the same call gives the same
+    # focal points even when the entry leaves MST's noise to the operating system
+    unseeded = {"backend": "mst", "params": {"epsilon": 1.0}}
+    assert mama_mia.focal_points(unseeded, records, schema, 200, 8, 3) == \
+        mama_mia.focal_points(unseeded, records, schema, 200, 8, 3)
     with pytest.raises(ConfigError, match="knows MST only"):
         mama_mia.mst_of({"backend": "cart"}, seed=0)
     assert mama_mia.is_mst(MST) and not mama_mia.is_mst({"backend": "cart"}) and not mama_mia.is_mst({"backend": "x"})

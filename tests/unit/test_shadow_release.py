@@ -21,7 +21,7 @@ from synthrisk.measures.base import GeneratorInHand
 from synthrisk.measures.policy import Policy
 from synthrisk.shadow_mia.attack import release_p_value
 from synthrisk.shadow_mia.features import FeatureMap
-from synthrisk.shadow_mia.release import Budget, attack_release
+from synthrisk.shadow_mia.release import Budget, attack_release, permutation_auc
 
 SMALL = {"n_outliers": 10, "n_random": 10, "shadow_datasets": 20, "eval_datasets": 20, "n_trees": 20}
 
@@ -65,32 +65,59 @@ def test_the_budget_says_what_it_can_tell_from_chance():
     assert Budget(50, 50, 1000, "aux").smallest_tpr(0.01) is None  # 25 "out" datasets cannot set FPR 0.01
 
 
-def test_copies_of_the_members_are_found_and_the_members_named(schema):
+def test_copies_of_the_members_are_found(schema):
     members, holdout = _records(schema, 300, 1), _records(schema, 300, 2, 1000)
-    # 60 targets: naming needs many holdout targets (the resolution of a conformal p-value)
-    result = attack_release(members, holdout, members, schema, {"backend": "identity"},
-                            **{**SMALL, "n_outliers": 30, "n_random": 30})
+    result = attack_release(members, holdout, members, schema, {"backend": "identity"}, **SMALL)
     assert result.auc > 0.9 and result.auc_p_value < 1e-3
-    assert result.n_identified >= result.min_named > 0
-    named = result.records[result.records["identified"]]
-    assert len(named) == result.n_identified and (named["member"] == 1).all()
     assert result.budget.fits == 40 and result.fits_failed == 0
     summary = result.to_json()
-    assert summary["refitted"] == "identity" and len(summary["targets"]) == 60
+    assert summary["refitted"] == "identity" and len(summary["targets"]) == 20
+    assert "n_identified" not in summary  # nobody is named: the resolution is not there (module doc)
     json.dumps(summary, allow_nan=False)
 
 
+def test_the_permutation_test_is_exact_with_few_targets_and_ties():
+    auc, p = permutation_auc([1.0], [0.0], 9999, seed=0)
+    assert auc == 1.0 and p == pytest.approx(0.5, abs=0.02)  # one of two labellings is as extreme
+    auc, p = permutation_auc([3.0, 3.0, 2.0], [1.0, 1.0, 0.0], 9999, seed=0)
+    assert auc == 1.0 and p == pytest.approx(1 / 20, abs=0.01)  # one of C(6, 3) = 20
+    auc, _ = permutation_auc([1.0, 0.0], [1.0, 0.0], 99, seed=0)
+    assert auc == 0.5  # ties count 1/2
+
+
+def test_targets_are_chosen_blind_to_who_is_a_member():
+    """Categorical records tie on their vulnerability; the tie at the cut must not be broken by the
+    file a record came from (members used to come first, and made 66 % of them): over 15 draws the
+    members' share of the outlier targets is about a half (its standard error about 0.02)."""
+    cats = DatasetSchema.from_dict({
+        "name": "cats", "source": {"path": "unused.csv"},
+        "columns": {f"c{i}": {"type": "categorical", "levels": ["a", "b", "c"]} for i in range(6)},
+        "quasi_identifiers": ["c0", "c1"], "sensitive": ["c5"]})
+
+    def frame(rng, first):
+        values = {f"c{i}": rng.choice(["a", "b", "c"], 200, p=[0.7, 0.2, 0.1]) for i in range(6)}
+        return cats.conform(pd.DataFrame(values)).assign(row_id=np.arange(first, first + 200))
+
+    shares = []
+    for draw in range(15):
+        rng = np.random.default_rng(draw)
+        members, holdout = frame(rng, 0), frame(rng, 1000)
+        result = attack_release(members, holdout, members, cats, {"backend": "identity"}, seed=draw,
+                                **{**SMALL, "n_outliers": 40, "n_random": 0, "shadow_datasets": 4, "eval_datasets": 4})
+        shares.append(result.records["member"].mean())
+    assert 0.42 <= float(np.mean(shares)) <= 0.58, np.mean(shares)
+
+
 def test_releases_that_never_saw_the_members_hold_the_tests_level(schema):
-    """The null, simulated as it is used: 30 releases of other records; the release-level test at
-    0.05 and the naming at 0.045 each fire in a share their level allows (binomial 99.9 % bound: 6 of 30)."""
-    fired = named = 0
-    for replicate in range(30):
+    """The null, simulated as it is used: 20 releases of other records; the release-level test at
+    0.05 fires in a share its level allows (binomial 99.9 % bound: 5 of 20)."""
+    fired = 0
+    for replicate in range(20):
         members, holdout = _records(schema, 120, 100 + replicate), _records(schema, 120, 200 + replicate, 1000)
         unseen = _records(schema, 120, 300 + replicate, 5000)
         result = attack_release(members, holdout, unseen, schema, {"backend": "identity"}, seed=replicate, **SMALL)
         fired += result.auc_p_value <= 0.05
-        named += result.n_identified > 0
-    assert fired <= 6 and named <= 6, (fired, named)
+    assert fired <= 5, fired
 
 
 @pytest.fixture(scope="module")
@@ -109,9 +136,9 @@ def test_the_audit_refits_the_generator_in_hand(adult_frames, adult_schema, chea
     assert status.loc["shadow_models", "status"] == "ok"
     assert found.report["inputs"]["generator"] == {"backend": "cart"}
     assert "generator in hand (cart)" in found.report["release"]["calibration"]
+    assert "Shadow-model membership inference" in found.report["release"]["calibration"]
     assert "shadow models (generator in hand)" in set(found.report["evidence"][i]["attack"]
                                                       for i in range(len(found.report["evidence"])))
-    # two attacks name members: each at half the policy's false-discovery rate
     shadow = found.tables["shadow_models"]
     assert shadow["fits_mean"].iloc[0] == 40
     assert "Budget: 40 refits of cart" in found.html
@@ -126,15 +153,14 @@ def test_the_naming_attacks_share_the_policys_false_discovery_rate():
 
     policy = Policy()
     alone = audit_measures(policy)
-    refits = audit_measures(policy, 40, GeneratorInHand("cart", {"backend": "cart"}))
+    cart = audit_measures(policy, 40, GeneratorInHand("cart", {"backend": "cart"}))
     assert alone["exposure"][1].fdr == pytest.approx(policy.naming_fdr)
-    assert refits["exposure"][1].fdr == pytest.approx(policy.naming_fdr / 2)
-    assert refits["shadow_models"][1].fdr == pytest.approx(policy.naming_fdr / 2)
-    assert (refits["shadow_models"][1].shadow_datasets, refits["shadow_models"][1].eval_datasets) == (20, 20)
-    # with MST in hand MAMA-MIA names members too: three shares
+    # shadow models name nobody, so exposure keeps the whole rate
+    assert cart["exposure"][1].fdr == pytest.approx(policy.naming_fdr)
+    assert (cart["shadow_models"][1].shadow_datasets, cart["shadow_models"][1].eval_datasets) == (20, 20)
+    # with MST in hand MAMA-MIA names members too: two shares
     mst = audit_measures(policy, None, GeneratorInHand("mst", {"backend": "mst", "params": {"epsilon": 1.0}}))
-    assert [mst[name][1].fdr for name in ("exposure", "shadow_models", "mama_mia")] == \
-        pytest.approx([policy.naming_fdr / 3] * 3)
+    assert [mst[name][1].fdr for name in ("exposure", "mama_mia")] == pytest.approx([policy.naming_fdr / 2] * 2)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -143,6 +169,8 @@ def test_the_naming_attacks_share_the_policys_false_discovery_rate():
     (["--generator-config", "CONFIG"], r"--generator-config: given without --generator"),
     (["--generator", "mst", "--generator-config", "CONFIG"], r"names backend 'cart', but --generator is 'mst'"),
     (["--generator", "cart", "--shadow-fits", "7"], r"--shadow-fits: give an even number of refits of at least 8"),
+    (["--shadow-fits", "40"], r"--shadow-fits: given without --generator"),
+    (["--generator", "mst"], r"--generator mst \(--generator-config\): .*params.epsilon is required"),
 ])
 def test_a_bad_generator_is_refused_before_anything_runs(adult_frames, tmp_path, capsys, args, message):
     train, holdout, release = adult_frames
