@@ -28,7 +28,8 @@ CHEAP = {"dcr": {"permutations": 199}, "rapid": {"attackers": ["cart"], "permuta
          "singling_out": {"n_attacks": 100}, "linkability": {"n_attacks": 100}, "inference": {"n_attacks": 100},
          "shadow_models": {"generator": "independent", "shadow_datasets": 20, "eval_datasets": 20, "n_outliers": 10,
                            "n_random": 10, "n_trees": 20},
-         "mama_mia": {"generator": {"backend": "mst", "params": {"epsilon": 10.0}}, "runs": 3}}
+         "mama_mia": {"generator": {"backend": "mst", "params": {"epsilon": 10.0}}, "runs": 3},
+         "ensemble": {"generator": "independent", "refits": 3, "per_refit": 100}}
 FIELDS = ["measure", "risk", "attack", "metric", "value", "reference", "ci_low", "ci_high", "p_value", "verdict",
           "statement", "records", "evidence", "details", "notes", "schema"]
 

@@ -155,12 +155,13 @@ def test_the_naming_attacks_share_the_policys_false_discovery_rate():
     alone = audit_measures(policy)
     cart = audit_measures(policy, 40, GeneratorInHand("cart", {"backend": "cart"}))
     assert alone["exposure"][1].fdr == pytest.approx(policy.naming_fdr)
-    # shadow models name nobody, so exposure keeps the whole rate
-    assert cart["exposure"][1].fdr == pytest.approx(policy.naming_fdr)
+    # shadow models name nobody; the ensemble does: exposure and it share the rate
+    assert [cart[name][1].fdr for name in ("exposure", "ensemble")] == pytest.approx([policy.naming_fdr / 2] * 2)
     assert (cart["shadow_models"][1].shadow_datasets, cart["shadow_models"][1].eval_datasets) == (20, 20)
-    # with MST in hand MAMA-MIA names members too: two shares
+    # with MST in hand MAMA-MIA names members too: three shares
     mst = audit_measures(policy, None, GeneratorInHand("mst", {"backend": "mst", "params": {"epsilon": 1.0}}))
-    assert [mst[name][1].fdr for name in ("exposure", "mama_mia")] == pytest.approx([policy.naming_fdr / 2] * 2)
+    assert [mst[name][1].fdr for name in ("exposure", "mama_mia", "ensemble")] == \
+        pytest.approx([policy.naming_fdr / 3] * 3)
 
 
 @pytest.mark.parametrize("args, message", [
