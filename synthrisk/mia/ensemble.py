@@ -75,7 +75,7 @@ def shadow_training(real: pd.DataFrame, schema: DatasetSchema, space: GowerSpace
     """(signals, in/out) from `refits` releases of the generator fitted on `n` records drawn from the
     real records; `per_refit` "in" and as many "out" records of each are kept."""
     from ..generators.base import with_noise_seed
-    from ..shadow_mia.shadow import fit_shadow
+    from ..generators.run import run_generator
 
     spec = with_noise_seed(spec, seed)
     rng = np.random.default_rng([seed, 0xE115])
@@ -83,8 +83,9 @@ def shadow_training(real: pd.DataFrame, schema: DatasetSchema, space: GowerSpace
     for j in range(refits):
         order = rng.permutation(len(real))
         inside, outside = order[:n], order[n:]
-        release, status = fit_shadow(name, spec, real.iloc[inside], schema,
-                                     int(np.random.SeedSequence([seed, j]).generate_state(1)[0]))
+        # never raises on a failed fit: the status says what happened
+        release, status = run_generator(name, spec, real.iloc[inside].reset_index(drop=True), schema, n=n,
+                                        seed=int(np.random.SeedSequence([seed, j]).generate_state(1)[0]))
         if progress is not None:
             progress(j + 1, refits)
         if status["status"] != "ok" or not len(release):
