@@ -5,7 +5,7 @@ with logged(snakemake):
 
     from synthrisk.data import load_schema
     from synthrisk.measures import configured_measures
-    from synthrisk.measures.runner import plan_runs, run_synthetic_dataset
+    from synthrisk.measures.runner import generator_in_workflow, plan_runs, run_synthetic_dataset
 
     def output_stem(measure):
         """results/{measure}/{dataset}/{generator}/seed{seed}: the run directory of a measure with units,
@@ -20,5 +20,6 @@ with logged(snakemake):
     paths = {name: snakemake.input[name] for name in ("members", "non_members", "aux", "real", "synthetic",
                                                      "status", "schema")}
     runs = plan_runs(measures, load_schema(paths["schema"]), output_stem)
+    in_hand = generator_in_workflow(wc.generator, snakemake.config["generators"].get(wc.generator))
     run_synthetic_dataset(runs, paths, {"dataset": wc.dataset, "generator": wc.generator, "seed": int(wc.seed)},
-                          log_of=lambda run: snakemake.log[run.measure.name])
+                          log_of=lambda run: snakemake.log[run.measure.name], generator=in_hand)

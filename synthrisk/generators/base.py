@@ -114,12 +114,16 @@ def generator_class(backend, name: str = "generator") -> type[Generator]:
                       "as 'package.module:ClassName'")
 
 
+#: keys of a config entry that the workflow reads and the generator never gets
+WORKFLOW_KEYS = ("timeout", "environment", "enabled")
+
+
 def make_generator(spec: dict, seed: int = 0, name: str = "generator") -> Generator:
     """Build a generator from a config entry such as {backend: sdv, model: ..., params: {...}}."""
     spec = dict(spec)
     backend = spec.pop("backend", None)
     cls = generator_class(backend, name)
-    for key in ("timeout", "environment"):  # for the workflow, not the generator
+    for key in WORKFLOW_KEYS:  # for the workflow, not the generator
         spec.pop(key, None)
     params = spec.pop("params", {}) or {}
     try:

@@ -52,8 +52,8 @@ class MamaMia(Exposure):
         from ..mia.exposure import judge_scores, member_records
 
         if data.generator is None or not mama_mia.is_mst(data.generator.spec):
-            raise NotApplicable("needs the generator in hand, and that generator MST (synthrisk audit --generator "
-                                "mst --generator-config FILE)")
+            raise NotApplicable("needs the generator in hand, and that generator MST (a workflow's MST generators; "
+                                "synthrisk audit --generator mst --generator-config FILE)")
         if data.non_members.empty:
             raise NotApplicable("needs holdout records (records the generator never saw)")
         generator = mama_mia.mst_of(data.generator.spec, seed=data.seed)

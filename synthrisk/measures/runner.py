@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ..io import read_json, read_table, write_json, write_table
-from .base import Measure, MeasureInput, NotApplicable
+from .base import GeneratorInHand, Measure, MeasureInput, NotApplicable
 
 
 def upstream_failure(status_path) -> str | None:
@@ -36,8 +36,21 @@ def empty_run(key: dict, status: str, reason: str, record_columns) -> tuple[dict
     return {**key, "status": status, "error": reason}, pd.DataFrame({c: [] for c in record_columns})
 
 
-def load_input(paths: dict, seed: int) -> MeasureInput:
-    """The frames of one run from the split files, the synthetic data and the schema."""
+def generator_in_workflow(name: str, spec: dict | None) -> GeneratorInHand | None:
+    """The generator that made a workflow's synthetic dataset, for the measures that refit it
+    (shadow models, MAMA-MIA, the ensemble): its config entry, or None for one that runs in an
+    environment of its own (its refits cannot run in the measure job's process; those measures then
+    skip with the reason)."""
+    from ..generators.base import BACKEND_ENVIRONMENTS
+
+    if not spec or spec.get("backend") in BACKEND_ENVIRONMENTS:
+        return None
+    return GeneratorInHand(name, dict(spec))
+
+
+def load_input(paths: dict, seed: int, generator: GeneratorInHand | None = None) -> MeasureInput:
+    """The frames of one run from the split files, the synthetic data and the schema; `generator`:
+    the generator that made the synthetic data (`generator_in_workflow`)."""
     import pyarrow.parquet as pq
 
     from ..data import load_schema
@@ -48,7 +61,7 @@ def load_input(paths: dict, seed: int) -> MeasureInput:
         schema=load_schema(paths["schema"]),
         # The members were drawn from the rows of real.parquet (synthrisk.data.split): that table
         # is the population of El Emam et al.'s sampling fraction t = n_train / N.
-        population_size=pq.read_metadata(paths["real"]).num_rows, seed=seed)
+        population_size=pq.read_metadata(paths["real"]).num_rows, seed=seed, generator=generator)
 
 
 def compute_unit(measure: Measure, settings, load: Callable[[], MeasureInput], key: dict,
@@ -190,10 +203,11 @@ def run_units(runs: list[UnitRun], load: Callable[[], MeasureInput], key: dict,
 
 
 def run_synthetic_dataset(runs: list[UnitRun], paths: dict, key: dict, log_of=None,
-                          announce: Callable[[str], None] = print) -> list[Outcome]:
+                          announce: Callable[[str], None] = print,
+                          generator: GeneratorInHand | None = None) -> list[Outcome]:
     """The workflow's measure job: every run of one synthetic dataset (`paths`: the split files,
     real.parquet, the synthetic data, its status JSON, the schema), or, when its generator failed,
-    a `failed` summary naming that failure for each."""
+    a `failed` summary naming that failure for each. `generator`: the one that made the data."""
     failure = upstream_failure(paths["status"])
     if failure:
         announce(f"every measure failed: {failure}")
@@ -205,4 +219,4 @@ def run_synthetic_dataset(runs: list[UnitRun], paths: dict, key: dict, log_of=No
                 write_run(run, summary, records)
             outcomes.append(Outcome(run, "failed", failure, 0.0, summary, records))
         return outcomes
-    return run_units(runs, lambda: load_input(paths, key["seed"]), key, announce, log_of)
+    return run_units(runs, lambda: load_input(paths, key["seed"], generator), key, announce, log_of)

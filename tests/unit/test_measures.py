@@ -205,3 +205,14 @@ def test_control_set_measures_run_summarise_and_give_evidence(tmp_path):
     assert risks.loc["singling_out", "verdict"].startswith("at risk")
     assert risks.loc["attribute_inference", "verdict"].startswith("at risk")
     assert risks.loc["linkability", "verdict"].startswith("at risk")
+
+
+def test_the_workflow_hands_its_generator_to_the_measures_that_refit_it():
+    """A workflow job knows the generator that made its synthetic data: the refitting measures get
+    its config entry, except for a generator that runs in an environment of its own."""
+    from synthrisk.measures.runner import generator_in_workflow
+
+    hand = generator_in_workflow("mst_eps1", {"backend": "mst", "params": {"epsilon": 1.0}})
+    assert (hand.name, hand.spec) == ("mst_eps1", {"backend": "mst", "params": {"epsilon": 1.0}})
+    assert generator_in_workflow("tvae_sc", {"backend": "synthcity", "plugin": "tvae"}) is None
+    assert generator_in_workflow("gone", None) is None
