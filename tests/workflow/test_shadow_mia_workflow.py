@@ -37,3 +37,23 @@ def test_workflow_shadow_stage_writes_the_tables_and_figures(tmp_path):
         "n_trees": 30, "confidence": 0.9})
     planned = snakemake(tmp_path, again, "results/tables/shadow_mia.csv", "-n", "--quiet", "rules").stdout
     assert re.search(r"^shadow_mia_block\s+4$", planned, re.M) and "total 5" in " ".join(planned.split()), planned
+
+
+@pytest.mark.slow
+def test_the_workflow_refits_each_generator_for_the_measures_that_need_it(tmp_path):
+    """A config naming the refitting measures: each measure job is handed the generator that made its
+    synthetic data; MAMA-MIA runs on the MST release and is skipped, with the reason, for cart."""
+    generators = {"cart": {"backend": "cart"},
+                  "mst_eps10": {"backend": "mst", "params": {"epsilon": 10.0, "noise_seed": 3}}}
+    config = tiny_config(tmp_path, generators=generators, mama_mia={}, ensemble={"refits": 3, "per_refit": 100},
+                         shadow_models={"shadow_datasets": 8, "eval_datasets": 8, "n_outliers": 10, "n_random": 10})
+    snakemake(tmp_path, config, "results/tables/mama_mia.csv", "results/tables/ensemble.csv",
+              "results/tables/shadow_models.csv")
+    tables = {name: pd.read_csv(tmp_path / f"results/tables/{name}.csv").set_index("generator")
+              for name in ("mama_mia", "ensemble", "shadow_models")}
+    assert tables["mama_mia"].loc["mst_eps10", "status"] == "ok"
+    assert tables["mama_mia"].loc["cart", "status"].startswith("skipped: needs the generator in hand, and that "
+                                                               "generator MST")
+    for name in ("ensemble", "shadow_models"):
+        assert (tables[name]["status"] == "ok").all(), tables[name]["status"]
+        assert tables[name]["auc_mean"].between(0, 1).all()
