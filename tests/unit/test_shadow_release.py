@@ -131,7 +131,7 @@ def adult_frames(adult, adult_schema):
 
 def test_the_audit_refits_the_generator_in_hand(adult_frames, adult_schema, cheap_audit):
     train, holdout, release = adult_frames
-    found = synthrisk.audit(train, release, holdout, schema=adult_schema, generator="cart", shadow_fits=40)
+    found = synthrisk.audit(train, release, holdout, schema=adult_schema, generator="cart", shadow_fits=16)
     status = found.measures.set_index("measure")
     assert status.loc["shadow_models", "status"] == "ok"
     assert found.report["inputs"]["generator"] == {"backend": "cart"}
@@ -140,8 +140,8 @@ def test_the_audit_refits_the_generator_in_hand(adult_frames, adult_schema, chea
     assert "shadow models (generator in hand)" in set(found.report["evidence"][i]["attack"]
                                                       for i in range(len(found.report["evidence"])))
     shadow = found.tables["shadow_models"]
-    assert shadow["fits_mean"].iloc[0] == 40
-    assert "Budget: 40 refits of cart" in found.html
+    assert shadow["fits_mean"].iloc[0] == 16
+    assert "Budget: 16 refits of cart" in found.html
     without = synthrisk.audit(train, release, holdout, schema=adult_schema)
     assert without.measures.set_index("measure").loc["shadow_models", "status"] == "skipped"
     assert "--generator" in without.measures.set_index("measure").loc["shadow_models", "reason"]
