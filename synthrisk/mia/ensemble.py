@@ -75,17 +75,20 @@ def shadow_training(real: pd.DataFrame, schema: DatasetSchema, space: GowerSpace
     """(signals, in/out) from `refits` releases of the generator fitted on `n` records drawn from the
     real records; `per_refit` "in" and as many "out" records of each are kept."""
     from ..generators.base import with_noise_seed
+    from ..generators.memory import BetweenFits
     from ..generators.run import run_generator
 
     spec = with_noise_seed(spec, seed)
     rng = np.random.default_rng([seed, 0xE115])
     features, labels = [], []
+    memory = BetweenFits()
     for j in range(refits):
         order = rng.permutation(len(real))
         inside, outside = order[:n], order[n:]
         # never raises on a failed fit: the status says what happened
         release, status = run_generator(name, spec, real.iloc[inside].reset_index(drop=True), schema, n=n,
                                         seed=int(np.random.SeedSequence([seed, j]).generate_state(1)[0]))
+        memory.collect()
         if progress is not None:
             progress(j + 1, refits)
         if status["status"] != "ok" or not len(release):

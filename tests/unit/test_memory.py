@@ -53,3 +53,19 @@ def test_collections_take_at_most_their_share_of_the_time(no_automatic_collectio
     assert memory.collect() and memory.collections == 2
     with pytest.raises(ValueError, match="overhead"):
         BetweenFits(overhead=0)
+
+
+def test_compiled_programs_are_dropped_before_the_maps_run_out():
+    """MST fits on many columns compile programs that stay mapped (about 1,250 maps a fit on Adult):
+    past the limit JAX's caches are cleared, and the maps fall back; below it nothing is touched."""
+    import jax
+    import jax.numpy as jnp
+
+    from synthrisk.generators.memory import map_count, release_compiled_code
+
+    for k in range(5):  # a few distinct compiled programs
+        jax.jit(lambda x, k=k: x * k + 1)(jnp.ones(3))
+    assert map_count() > 0
+    assert not release_compiled_code(limit=10 ** 9)
+    assert release_compiled_code(limit=0)
+    assert jax.jit(lambda x: x + 2)(jnp.ones(3))[0] == 3  # JAX still works after the clearing
