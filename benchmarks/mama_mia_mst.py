@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -97,21 +96,14 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--summarise", action="store_true")
     args = parser.parse_args(argv)
-    done = pd.read_csv(RUNS) if RUNS.exists() else pd.DataFrame(columns=["dataset", "epsilon", "split"])
     if not args.summarise:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=HERE).stdout.strip()
-        for split in range(SPLITS):
-            for epsilon in EPSILONS:
-                for dataset in DATASETS:
-                    if ((done["dataset"] == dataset) & (done["epsilon"] == epsilon) & (done["split"] == split)).any():
-                        continue
-                    rows = pd.DataFrame(run_split(dataset, epsilon, split, commit))
-                    done = pd.concat([done, rows], ignore_index=True) if len(done) else rows
-                    temporary = RUNS.with_suffix(".tmp.gz")
-                    done.to_csv(temporary, index=False)
-                    temporary.replace(RUNS)
-                    print(f"{dataset} ε={epsilon:g} split {split} done", flush=True)
+        from resumable import commit, run_jobs
+
+        here = commit(HERE)
+        jobs = [{"dataset": dataset, "epsilon": epsilon, "split": split}
+                for split in range(SPLITS) for epsilon in EPSILONS for dataset in DATASETS]
+        run_jobs(jobs, lambda job: run_split(job["dataset"], job["epsilon"], job["split"], here), RUNS)
+    done = pd.read_csv(RUNS)
     text = markdown(summarise(done))
     TABLE.write_text(text)
     print(text)

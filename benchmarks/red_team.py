@@ -41,7 +41,6 @@ import argparse
 import contextlib
 import io
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -180,22 +179,13 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     FOLDER.mkdir(parents=True, exist_ok=True)
     if not args.summarise:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=HERE).stdout.strip()
-        path = runs_file(args.worker)
-        mine = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["dataset", "split", "generator"])
-        jobs = [(split, dataset, name) for split in range(SPLITS) for dataset in DATASETS for name in GENERATORS]
-        for index, (split, dataset, name) in enumerate(jobs):
-            held = (mine["dataset"] == dataset) & (mine["split"] == split) & (mine["generator"] == name)
-            if index % args.workers != args.worker or held.any():
-                continue
-            start = time.perf_counter()
-            row = pd.DataFrame([run_one(dataset, split, name, commit)])
-            mine = pd.concat([mine, row], ignore_index=True) if len(mine) else row
-            temporary = path.with_suffix(".tmp.gz")
-            mine.to_csv(temporary, index=False)
-            temporary.replace(path)
-            print(f"{dataset} split {split} {name}: {time.perf_counter() - start:.0f} s", flush=True)
+        from resumable import commit, run_jobs
+
+        here = commit(HERE)
+        jobs = [{"dataset": dataset, "split": split, "generator": name}
+                for split in range(SPLITS) for dataset in DATASETS for name in GENERATORS]
+        run_jobs(jobs, lambda job: [run_one(job["dataset"], job["split"], job["generator"], here)],
+                 runs_file(args.worker), args.worker, args.workers)
     runs = read_runs()
     if runs.empty:
         print("no runs yet")

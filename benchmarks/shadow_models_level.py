@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -126,22 +125,12 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     FOLDER.mkdir(parents=True, exist_ok=True)
     if not args.summarise:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=HERE).stdout.strip()
-        path = runs_file(args.worker)
-        mine = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["dataset", "split"])
-        for split in range(SPLITS):
-            for dataset in DATASETS:
-                index = split * len(DATASETS) + DATASETS.index(dataset)
-                if index % args.workers != args.worker or ((mine["dataset"] == dataset) & (mine["split"] == split)).any():
-                    continue
-                start = time.perf_counter()
-                rows = pd.DataFrame(run_split(dataset, split, commit))
-                mine = pd.concat([mine, rows], ignore_index=True) if len(mine) else rows
-                temporary = path.with_suffix(".tmp.gz")
-                mine.to_csv(temporary, index=False)
-                temporary.replace(path)
-                print(f"{dataset} split {split}: {time.perf_counter() - start:.0f} s", flush=True)
+        from resumable import commit, run_jobs
+
+        here = commit(HERE)
+        jobs = [{"dataset": dataset, "split": split} for split in range(SPLITS) for dataset in DATASETS]
+        run_jobs(jobs, lambda job: run_split(job["dataset"], job["split"], here), runs_file(args.worker),
+                 args.worker, args.workers)
     runs = read_runs()
     if runs.empty:
         print("no runs yet")

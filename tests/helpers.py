@@ -1,4 +1,4 @@
-"""A tiny workflow config, a Snakemake runner and a headless browser shared by the tests."""
+"""A tiny workflow config, a Snakemake runner, a headless browser and a small table shared by the tests."""
 
 import functools
 import os
@@ -200,3 +200,22 @@ def open_page(page: Path):
         driver.quit()
         raise
     return driver, images
+
+
+def small_schema():
+    """A three-column table (continuous x, integer k, categorical c) for the attacks' unit tests."""
+    from synthrisk.data.schema import DatasetSchema
+
+    return DatasetSchema.from_dict({
+        "name": "small", "source": {"path": "unused.csv"},
+        "columns": {"x": {"type": "continuous", "bounds": [0, 10]}, "k": {"type": "integer", "bounds": [0, 4]},
+                    "c": {"type": "categorical", "levels": ["a", "b", "c"]}},
+        "quasi_identifiers": ["x", "k"], "sensitive": ["c"]})
+
+
+def small_records(schema, n: int, seed: int, first_row_id: int = 0) -> pd.DataFrame:
+    """`n` independent records of `small_schema`, typed, with row ids from `first_row_id`."""
+    rng = np.random.default_rng(seed)
+    frame = schema.conform(pd.DataFrame({"x": rng.uniform(0, 10, n), "k": rng.integers(0, 5, n),
+                                         "c": rng.choice(["a", "b", "c"], n, p=[0.6, 0.3, 0.1])}))
+    return frame.assign(row_id=np.arange(first_row_id, first_row_id + n))

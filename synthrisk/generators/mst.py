@@ -202,9 +202,16 @@ class MSTGenerator(Generator):
 
     def select(self, train: pd.DataFrame, schema) -> list[tuple[str, str]]:
         """The first two rounds only: the noisy one-way counts and the tree they and the noisy pair
-        scores select (`tree_`, with `domain_cols_`, `noise_` and what `fit` goes on from). What a
-        generator-aware attack needs to learn which pairs MST measures (MAMA-MIA's focal points),
-        without the graphical model's estimation, which is the cost of a fit."""
+        scores select (`tree_`, with `domain_cols_` and `noise_`). What a generator-aware attack needs
+        to learn which pairs MST measures (MAMA-MIA's focal points), without the graphical model's
+        estimation, which is the cost of a fit."""
+        self._rounds(train, schema)
+        return self.tree_
+
+    def _rounds(self, train: pd.DataFrame, schema):
+        """The first two rounds (`select`); returns what the third goes on from: the codes, the
+        domain sizes, the noisy one-way counts and the noise of the same stream (the third round
+        draws after the first two, as one fit always has)."""
         rng = noise_generator(self.noise_seed, self.seed)  # every draw of fit() is DP noise
         self.columns_ = list(train.columns)
         self.dtypes_ = train.dtypes.to_dict()
@@ -222,9 +229,7 @@ class MSTGenerator(Generator):
         shares = {c: np.clip(v, 0, None) / max(np.clip(v, 0, None).sum(), 1.0) for c, v in one_way.items()}
         noisy_scores = noisy(score_release(codes, sizes, pairs, shares), "scores")
         self.tree_ = _maximum_spanning_tree(self.columns_, pairs, noisy_scores)
-        # the third round draws after the first two from the same stream, as one fit always has
-        self._selected = (rng, codes, sizes, one_way, noisy)
-        return self.tree_
+        return codes, sizes, one_way, noisy
 
     def fit(self, train: pd.DataFrame, schema):
         import jax
@@ -233,9 +238,7 @@ class MSTGenerator(Generator):
         from mbi import Domain, LinearMeasurement
         from mbi.estimation import MirrorDescent
 
-        self.select(train, schema)
-        _, codes, sizes, one_way, noisy = self._selected
-        del self._selected
+        codes, sizes, one_way, noisy = self._rounds(train, schema)
         measurements = [LinearMeasurement(one_way[c], (c,), stddev=self.noise_["one_way"]) for c in self.columns_]
         measurements += [LinearMeasurement(noisy(counts, "tree"), edge, stddev=self.noise_["tree"])
                          for edge, counts in zip(self.tree_, tree_release(codes, sizes, self.tree_))]

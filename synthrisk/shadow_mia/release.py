@@ -50,6 +50,7 @@ from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID
 from ..errors import ConfigError, DataError
 from ..generators.memory import BetweenFits
+from ..io import finite_or_null
 from ..mia.metrics import auc_against_chance
 from ..stats.proportions import clopper_pearson
 from .attack import CONFIDENCE, attack_target
@@ -127,16 +128,8 @@ class ShadowRelease:
             "member_targets_above_chance": int(members["above_chance"].astype(bool).sum()),
             "median_target_auc": float(measured["auc"].median()) if len(measured) else None,
             "fprs": list(self.fprs), "rule": ATTACK_RULE,
-            "targets": _json_rows(self.records),
+            "targets": finite_or_null(self.records.to_dict("records")),
         }
-
-
-def _json_rows(records: pd.DataFrame) -> list[dict]:
-    out = []
-    for row in records.to_dict("records"):
-        out.append({k: (None if isinstance(v, float) and not np.isfinite(v) else
-                        v.item() if isinstance(v, np.generic) else v) for k, v in row.items()})
-    return out
 
 
 def _records(frame: pd.DataFrame, schema: DatasetSchema) -> pd.DataFrame:

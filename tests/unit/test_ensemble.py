@@ -4,12 +4,11 @@ under the null simulated as it is used, and copies found."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
+from helpers import small_records, small_schema
 
 import synthrisk
-from synthrisk.data.schema import DatasetSchema
 from synthrisk.errors import ConfigError
 from synthrisk.mia.ensemble import SIGNALS, signals
 from synthrisk.mia.gower import GowerSpace
@@ -17,18 +16,9 @@ from synthrisk.mia.gower import GowerSpace
 
 @pytest.fixture(scope="module")
 def schema():
-    return DatasetSchema.from_dict({
-        "name": "small", "source": {"path": "unused.csv"},
-        "columns": {"x": {"type": "continuous", "bounds": [0, 10]}, "k": {"type": "integer", "bounds": [0, 4]},
-                    "c": {"type": "categorical", "levels": ["a", "b", "c"]}},
-        "quasi_identifiers": ["x", "k"], "sensitive": ["c"]})
+    return small_schema()
 
 
-def _records(schema, n, seed, first_row_id=0):
-    rng = np.random.default_rng(seed)
-    frame = schema.conform(pd.DataFrame({"x": rng.uniform(0, 10, n), "k": rng.integers(0, 5, n),
-                                         "c": rng.choice(["a", "b", "c"], n, p=[0.6, 0.3, 0.1])}))
-    return frame.assign(row_id=np.arange(first_row_id, first_row_id + n))
 
 
 def test_signals_by_hand(schema):
@@ -46,7 +36,7 @@ def test_signals_by_hand(schema):
 
 
 def test_copies_are_found_in_both_modes(schema):
-    members, holdout = _records(schema, 300, 1), _records(schema, 300, 2, 1000)
+    members, holdout = small_records(schema, 300, 1), small_records(schema, 300, 2, 1000)
     shadow = synthrisk.measure("ensemble", members, members, holdout, schema=schema, generator="identity",
                                refits=4, per_refit=100)
     split = synthrisk.measure("ensemble", members, members, holdout, schema=schema, mode="split")
@@ -61,8 +51,8 @@ def test_releases_that_never_saw_the_members_hold_the_level(schema):
     fired = {"shadow": 0, "split": 0}
     named = 0
     for replicate in range(20):
-        members, holdout = _records(schema, 150, 100 + replicate), _records(schema, 150, 200 + replicate, 1000)
-        unseen = _records(schema, 150, 300 + replicate, 5000).drop(columns="row_id")
+        members, holdout = small_records(schema, 150, 100 + replicate), small_records(schema, 150, 200 + replicate, 1000)
+        unseen = small_records(schema, 150, 300 + replicate, 5000).drop(columns="row_id")
         for mode, extra in (("shadow", {"generator": "identity", "refits": 3, "per_refit": 100}), ("split", {})):
             found = synthrisk.measure("ensemble", members, unseen, holdout, schema=schema, mode=mode, seed=replicate,
                                       **extra)
@@ -72,7 +62,7 @@ def test_releases_that_never_saw_the_members_hold_the_level(schema):
 
 
 def test_the_shadow_mode_needs_the_generator(schema):
-    members, holdout = _records(schema, 50, 1), _records(schema, 50, 2, 1000)
+    members, holdout = small_records(schema, 50, 1), small_records(schema, 50, 2, 1000)
     with pytest.raises(ConfigError, match="needs the generator in hand"):
         synthrisk.measure("ensemble", members, members, holdout, schema=schema)
     with pytest.raises(ConfigError, match="mode must be one of"):

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import small_records, small_schema
 
 import synthrisk
 from synthrisk.cli import main
@@ -28,22 +29,13 @@ SMALL = {"n_outliers": 10, "n_random": 10, "shadow_datasets": 20, "eval_datasets
 
 @pytest.fixture(scope="module")
 def schema():
-    return DatasetSchema.from_dict({
-        "name": "small", "source": {"path": "unused.csv"},
-        "columns": {"x": {"type": "continuous", "bounds": [0, 10]}, "k": {"type": "integer", "bounds": [0, 4]},
-                    "c": {"type": "categorical", "levels": ["a", "b", "c"]}},
-        "quasi_identifiers": ["x", "k"], "sensitive": ["c"]})
+    return small_schema()
 
 
-def _records(schema, n, seed, first_row_id=0):
-    rng = np.random.default_rng(seed)
-    frame = schema.conform(pd.DataFrame({"x": rng.uniform(0, 10, n), "k": rng.integers(0, 5, n),
-                                         "c": rng.choice(["a", "b", "c"], n, p=[0.6, 0.3, 0.1])}))
-    return frame.assign(row_id=np.arange(first_row_id, first_row_id + n))
 
 
 def test_query_features_are_the_shares_matching_the_target_on_each_column_and_pair(schema):
-    population = _records(schema, 50, 0)
+    population = small_records(schema, 50, 0)
     features = FeatureMap.fit(schema, population, bins=10)
     synthetic = schema.conform(pd.DataFrame({"x": [0.5, 0.7, 9.5, 0.2], "k": [1, 1, 1, 3], "c": ["a", "b", "a", "a"]}))
     target = schema.conform(pd.DataFrame({"x": [0.1], "k": [1], "c": ["a"]}))
@@ -66,7 +58,7 @@ def test_the_budget_says_what_it_can_tell_from_chance():
 
 
 def test_copies_of_the_members_are_found(schema):
-    members, holdout = _records(schema, 300, 1), _records(schema, 300, 2, 1000)
+    members, holdout = small_records(schema, 300, 1), small_records(schema, 300, 2, 1000)
     result = attack_release(members, holdout, members, schema, {"backend": "identity"}, **SMALL)
     assert result.auc > 0.9 and result.auc_p_value < 1e-3
     assert result.budget.fits == 40 and result.fits_failed == 0
@@ -113,8 +105,8 @@ def test_releases_that_never_saw_the_members_hold_the_tests_level(schema):
     0.05 fires in a share its level allows (binomial 99.9 % bound: 5 of 20)."""
     fired = 0
     for replicate in range(20):
-        members, holdout = _records(schema, 120, 100 + replicate), _records(schema, 120, 200 + replicate, 1000)
-        unseen = _records(schema, 120, 300 + replicate, 5000)
+        members, holdout = small_records(schema, 120, 100 + replicate), small_records(schema, 120, 200 + replicate, 1000)
+        unseen = small_records(schema, 120, 300 + replicate, 5000)
         result = attack_release(members, holdout, unseen, schema, {"backend": "identity"}, seed=replicate, **SMALL)
         fired += result.auc_p_value <= 0.05
     assert fired <= 5, fired
