@@ -8,7 +8,7 @@ CORES ?= 2
 # Working directory of a run: results/ and .snakemake/ go there (config/paper.yaml uses runs/paper).
 WORKDIR ?= .
 
-.PHONY: setup browser run run-locked reproduce bundle verify test test-all lint docs clean-results
+.PHONY: setup browser run run-locked reproduce bundle verify test test-all lint schema docs clean-results
 
 $(STAMP): envs/requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -92,6 +92,10 @@ test-all: setup browser lint
 # The docs site (mkdocs.yml, docs/) into site/; strict: a broken link or reference fails the build.
 docs: setup
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# The measures' blocks of the workflow's config schema, generated from their settings (synthrisk.settings).
+schema: setup
+	$(BIN)/python -m synthrisk.study.config_schema workflow/schemas/config.schema.yaml
 
 lint: setup
 	$(BIN)/ruff check .

@@ -59,6 +59,7 @@ import pandas as pd
 
 from ..data.schema import DatasetSchema
 from ..errors import ConfigError
+from ..settings import check, normalised
 
 # Risk types of the one-verdict-per-risk table, in the order the report shows them.
 RISKS = {
@@ -176,8 +177,9 @@ class Measure:
         unknown = sorted(set(block) - known)
         if unknown:
             raise ConfigError(f"config: {self.name}: unknown key(s) {unknown}; known: {sorted(known)}")
+        check(self.Settings, block, f"config: {self.name}")
         try:
-            return self.Settings(**block)
+            return self.Settings(**normalised(self.Settings, block))
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"config: {self.name}: {exc}") from None
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..dcr.core import DEFAULT_MAX_SYNTHETIC, DEFAULT_PERMUTATIONS
+from ..settings import setting
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
 from .registry import register_measure
@@ -33,13 +34,12 @@ class Dcr(Measure):
 
     @dataclass(frozen=True)
     class Settings:
-        alpha: float = 0.05   # level of the one-sided permutation test of "closer to members than to the holdout"
-        max_synthetic: int | None = DEFAULT_MAX_SYNTHETIC  # synthetic records searched (a seeded sample beyond)
-        permutations: int = DEFAULT_PERMUTATIONS  # member/holdout relabellings of the test (p >= 1 / (B + 1))
-
-        def __post_init__(self):
-            if isinstance(self.permutations, bool) or not isinstance(self.permutations, int) or self.permutations < 1:
-                raise ValueError(f"permutations must be a positive integer, got {self.permutations!r}")
+        alpha: float = setting(0.05, "level of the one-sided permutation test of 'closer to members than to the "
+                               "holdout'", exclusiveMinimum=0, exclusiveMaximum=1)
+        max_synthetic: int | None = setting(DEFAULT_MAX_SYNTHETIC, "synthetic records searched at most (a seeded "
+                                            "sample beyond; null: no cap)", minimum=1)
+        permutations: int = setting(DEFAULT_PERMUTATIONS, "member/holdout relabellings of the test (p >= 1 / (B + 1))",
+                                    minimum=1)
 
     def run(self, data, settings, unit):
         from ..dcr import dcr

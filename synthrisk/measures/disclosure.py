@@ -31,7 +31,7 @@ target, flagged (ids and flags only)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -39,8 +39,9 @@ import pandas as pd
 
 from ..data.split import ROW_ID
 from ..disclosure import core
-from ..disclosure.grouping import DEFAULT_GROUPS, check_groups, group_columns
+from ..disclosure.grouping import DEFAULT_GROUPS, group_columns
 from ..errors import SynthriskError
+from ..settings import setting
 from ..stats.proportions import MEMBER_EXCESS_TEST, member_excess_test
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
@@ -57,15 +58,15 @@ class KeySettings:
     key filters, refused where they enter (a config block, `synthrisk.measure(..., groups=1)`), not
     as a failed run."""
 
-    keys: tuple[str, ...] | None = None     # default: the schema's quasi-identifiers
-    groups: int = DEFAULT_GROUPS            # numeric columns with more values: this many quantile groups (0: none)
-    denom_lim: int = core.DEFAULT_DENOM_LIM
-    exclude_over_denom_lim: bool = False
-    use_keys_na: bool = True
-
-    def __post_init__(self):
-        check_groups(self.groups, "groups")
-        core.check_denom_lim(self.denom_lim)
+    keys: tuple[str, ...] | None = setting(None, "the key columns (null: the schema's quasi-identifiers)",
+                                           minItems=1, uniqueItems=True)
+    groups: int = setting(DEFAULT_GROUPS, "numeric key columns with more distinct values are read in this many "
+                          "quantile groups (0: none; synthpop refuses 1)", minimum=0, **{"not": {"const": 1}})
+    denom_lim: int = setting(core.DEFAULT_DENOM_LIM, "synthpop's denom.lim: with exclude_over_denom_lim, table cells "
+                             "of more records than this are excluded", minimum=1)
+    exclude_over_denom_lim: bool = setting(False, "synthpop's exclude.over.denom.lim: exclude the cells over "
+                                           "denom_lim")
+    use_keys_na: bool = setting(True, "synthpop's usekeys.na: a missing key value is a key level")
 
 
 class _Synthpop(Measure):
@@ -280,16 +281,18 @@ class DiSCO(_Synthpop):
 
     @dataclass(frozen=True)
     class Settings(KeySettings):
-        targets: tuple[str, ...] | None = None  # default: the schema's sensitive columns
-        not_target_levels: dict = field(default_factory=dict)  # target -> levels that are common knowledge
-        use_target_na: bool = True
-        thresh_1way: tuple[float, float] = core.DEFAULT_THRESH_1WAY
-        thresh_2way: tuple[float, float] = core.DEFAULT_THRESH_2WAY
-
-        def __post_init__(self):
-            super().__post_init__()
-            if not isinstance(self.not_target_levels, dict):
-                raise ValueError("not_target_levels: must map a target to its levels, e.g. {income: ['<=50K']}")
+        targets: tuple[str, ...] | None = setting(None, "the target columns (null: the schema's sensitive "
+                                                  "columns)", minItems=1, uniqueItems=True)
+        not_target_levels: dict = setting({}, "target -> its levels that are common knowledge (synthpop's "
+                                          "not.targetlev), e.g. {income: ['<=50K']}",
+                                          additionalProperties={"type": "array"})
+        use_target_na: bool = setting(True, "synthpop's usetarget.na: a missing target value is a target level")
+        thresh_1way: tuple[float, float] = setting(
+            core.DEFAULT_THRESH_1WAY, "synthpop's thresh.1way: [DiSCO records, % of them] above which the commonest "
+            "target level is flagged", minItems=2, maxItems=2, items={"minimum": 0})
+        thresh_2way: tuple[float, float] = setting(
+            core.DEFAULT_THRESH_2WAY, "synthpop's thresh.2way: [original records, % holding the target level] above "
+            "which a key-target pair is flagged", minItems=2, maxItems=2, items={"minimum": 0})
 
     def targets(self, data, settings):
         targets = list(settings.targets or data.schema.sensitive)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..mia.settings import MiaSettings
+from ..settings import same_as, setting
 from ..stats.multiple_testing import holm_rejects
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
@@ -40,11 +41,14 @@ class Domias(Measure):
     @dataclass(frozen=True)
     class Settings:
         # the attack set of the KDE attack (synthrisk.mia): El Emam's member share, aux members
-        member_share: float | str = MiaSettings.member_share
-        aux_member_fraction: float = MiaSettings.aux_member_fraction
-        min_attack_members: int = MiaSettings.min_attack_members
-        bandwidth: float | str = "scott"
-        alpha: float = 0.05
+        member_share: float | str = same_as(MiaSettings, "member_share")
+        aux_member_fraction: float = same_as(MiaSettings, "aux_member_fraction")
+        min_attack_members: int = same_as(MiaSettings, "min_attack_members")
+        bandwidth: float | str = setting("scott", "the kernels' bandwidth factor b (h = b x the column's standard "
+                                         "deviation): scott (n^(-1/(d+4))) or a number in (0, 1]",
+                                         oneOf=[{"type": "string", "enum": ["scott"]},
+                                                {"type": "number", "exclusiveMinimum": 0, "maximum": 1}])
+        alpha: float = setting(0.05, "level of the attack's tests", exclusiveMinimum=0, exclusiveMaximum=1)
 
     def run(self, data, settings, unit):
         from ..domias import domias

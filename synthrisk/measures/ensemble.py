@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..mia.ensemble import MODES
+from ..settings import same_as, setting
 from .base import MeasureResult, NotApplicable
 from .exposure import Exposure
 from .registry import register_measure
@@ -39,24 +41,11 @@ class Ensemble(Exposure):
 
     @dataclass(frozen=True)
     class Settings:
-        mode: str = "shadow"
-        # refits of the generator in hand, and the "in" and "out" records kept of each
-        refits: int = 20
-        per_refit: int = 500
-        # the default policy's naming rate; the audit shares it among the attacks that name
-        fdr: float = 0.045
-
-        def __post_init__(self):
-            from ..mia.ensemble import MODES
-
-            if self.mode not in MODES:
-                raise ValueError(f"mode must be one of {list(MODES)}, got {self.mode!r}")
-            for key in ("refits", "per_refit"):
-                value = getattr(self, key)
-                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                    raise ValueError(f"{key} must be an integer >= 1, got {value!r}")
-            if isinstance(self.fdr, bool) or not isinstance(self.fdr, (int, float)) or not 0 < self.fdr < 1:
-                raise ValueError(f"fdr must be a number in (0, 1), got {self.fdr!r}")
+        mode: str = setting("shadow", "what the meta-classifier trains on: shadow (refits of the generator in "
+                            "hand) or split (a blind half of the records)", enum=list(MODES))
+        refits: int = setting(20, "shadow mode: refits of the generator in hand", minimum=1)
+        per_refit: int = setting(500, "shadow mode: the 'in' and the 'out' records kept of each refit", minimum=1)
+        fdr: float = same_as(Exposure.Settings, "fdr")
 
     def run(self, data, settings, unit):
         from ..data.split import ROW_ID

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..settings import setting
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
 from .registry import register_measure
@@ -39,11 +40,8 @@ class Exposure(Measure):
         # family-wise level; the audit sets it from its policy, a workflow config states it beside
         # its `policy:`), so that naming anyone in a release that never saw its members happens in at
         # most 4.5 % of audits, and the lower bounds spend the rest of the 5 %.
-        fdr: float = 0.045
-
-        def __post_init__(self):
-            if isinstance(self.fdr, bool) or not isinstance(self.fdr, (int, float)) or not 0 < self.fdr < 1:
-                raise ValueError(f"fdr must be a number in (0, 1), got {self.fdr!r}")
+        fdr: float = setting(0.045, "false-discovery rate of the members named (the default policy's naming rate; "
+                             "the audit sets it from its policy)", exclusiveMinimum=0, exclusiveMaximum=1)
 
     def run(self, data, settings, unit):
         from ..mia.exposure import exposure

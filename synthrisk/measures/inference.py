@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..anonymity._inputs import DEFAULT_N_ATTACKS
+from ..settings import setting
 from . import _control
 from .base import MeasureResult
 from .registry import register_measure
@@ -31,10 +32,12 @@ class Inference(_control.ControlSetMeasure):
 
     @dataclass(frozen=True)
     class Settings:
-        n_attacks: int = DEFAULT_N_ATTACKS
-        tolerance: float = 0.05      # continuous secrets: a guess within this relative error is correct
-        secrets: tuple[str, ...] | None = None   # default: the schema's sensitive attributes
-        confidence: float = 0.95
+        n_attacks: int = setting(DEFAULT_N_ATTACKS, "records attacked per secret", minimum=1)
+        tolerance: float = setting(0.05, "continuous secrets: a guess within this relative error is correct",
+                                   minimum=0)
+        secrets: tuple[str, ...] | None = setting(None, "the columns guessed (null: the schema's sensitive columns)",
+                                                  minItems=1)
+        confidence: float = setting(0.95, "of the risk's interval", exclusiveMinimum=0, exclusiveMaximum=1)
 
     def run(self, data, settings, unit):
         from ..anonymity import inference

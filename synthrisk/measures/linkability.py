@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..anonymity._inputs import DEFAULT_N_ATTACKS
+from ..settings import setting
 from . import _control
 from .base import MeasureResult
 from .registry import register_measure
@@ -28,11 +29,13 @@ class Linkability(_control.ControlSetMeasure):
 
     @dataclass(frozen=True)
     class Settings:
-        n_attacks: int = DEFAULT_N_ATTACKS
-        n_neighbors: int = 1
-        # the two halves of the attacker's columns; default: the quasi-identifiers split in two
-        aux_cols: tuple | None = None
-        confidence: float = 0.95
+        n_attacks: int = setting(DEFAULT_N_ATTACKS, "records the attacker tries to link", minimum=1)
+        n_neighbors: int = setting(1, "a link is right when the record's other half is among this many nearest",
+                                   minimum=1)
+        aux_cols: tuple | None = setting(None, "the two halves of the attacker's columns, [[...], [...]] (null: "
+                                         "the quasi-identifiers split in two)", minItems=2, maxItems=2,
+                                         items={"type": "array", "items": {"type": "string"}, "minItems": 1})
+        confidence: float = setting(0.95, "of the risk's interval", exclusiveMinimum=0, exclusiveMaximum=1)
 
     def run(self, data, settings, unit):
         from ..anonymity import linkability

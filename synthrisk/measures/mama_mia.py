@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..settings import same_as, setting
 from .base import MeasureResult, NotApplicable
 from .exposure import Exposure
 from .registry import register_measure
@@ -36,15 +37,8 @@ class MamaMia(Exposure):
     class Settings:
         # MST selections that find the focal points (the authors' code used 50; each is the
         # generator's first two rounds, milliseconds: no model is estimated)
-        runs: int = 50
-        # the default policy's naming rate; the audit shares it among the attacks that name
-        fdr: float = 0.045
-
-        def __post_init__(self):
-            if isinstance(self.runs, bool) or not isinstance(self.runs, int) or self.runs < 1:
-                raise ValueError(f"runs must be an integer >= 1, got {self.runs!r}")
-            if isinstance(self.fdr, bool) or not isinstance(self.fdr, (int, float)) or not 0 < self.fdr < 1:
-                raise ValueError(f"fdr must be a number in (0, 1), got {self.fdr!r}")
+        runs: int = setting(50, "MST selections that find the focal points", minimum=1)
+        fdr: float = same_as(Exposure.Settings, "fdr")
 
     def run(self, data, settings, unit):
         from ..data.split import ROW_ID

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..settings import setting
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
 from .registry import register_measure
@@ -42,21 +43,17 @@ class ShadowModels(Measure):
         # Targets: Meeus et al.'s most vulnerable records and a random sample, of the members and
         # holdout pooled; about half are members. 80 targets keep each shadow dataset's inserted
         # targets (half of them) a minority of its records at 1,000 members.
-        n_outliers: int = 40
-        n_random: int = 40
-        neighbours: int = 5
+        n_outliers: int = setting(40, "targets with the highest vulnerability (Meeus et al.: mean Gower distance to "
+                                  "the nearest neighbours)", minimum=0)
+        n_random: int = setting(40, "targets drawn at random from the rest", minimum=0)
+        neighbours: int = setting(5, "neighbours of the vulnerability score", minimum=1)
         # 200 + 200 refits: 100 "out" evaluation datasets per target resolve a TPR at FPR 0.01 (one
         # false positive allowed); cart at 1,000 members takes about 3 minutes on one core.
-        shadow_datasets: int = 200
-        eval_datasets: int = 200
-        n_trees: int = 100
+        shadow_datasets: int = setting(200, "refits that train the shadow models", minimum=4)
+        eval_datasets: int = setting(200, "fresh refits that judge them", minimum=4)
+        n_trees: int = setting(100, "trees of each target's random forest", minimum=1)
 
         def __post_init__(self):
-            for key, least in (("n_outliers", 0), ("n_random", 0), ("neighbours", 1), ("shadow_datasets", 4),
-                               ("eval_datasets", 4), ("n_trees", 1)):
-                value = getattr(self, key)
-                if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                    raise ValueError(f"{key} must be an integer >= {least}, got {value!r}")
             if self.n_outliers + self.n_random < 2:
                 raise ValueError("n_outliers + n_random must be at least 2 (member and holdout targets)")
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..anonymity._inputs import DEFAULT_N_ATTACKS, DEFAULT_PERMUTATIONS
+from ..settings import setting
 from . import _control
 from .base import MeasureResult
 from .registry import register_measure
@@ -30,11 +31,14 @@ class SinglingOut(_control.ControlSetMeasure):
 
     @dataclass(frozen=True)
     class Settings:
-        modes: tuple[str, ...] = ("univariate", "multivariate")
-        n_attacks: int = DEFAULT_N_ATTACKS
-        n_cols: int = 3            # conditions per multivariate query
-        confidence: float = 0.95
-        permutations: int = DEFAULT_PERMUTATIONS  # member/control relabellings of the test (p >= 1 / (B + 1))
+        modes: tuple[str, ...] = setting(("univariate", "multivariate"), "the attacks: queries on one column, "
+                                         "or on n_cols columns", minItems=1, uniqueItems=True,
+                                         items={"enum": ["univariate", "multivariate"]})
+        n_attacks: int = setting(DEFAULT_N_ATTACKS, "singling-out queries per mode", minimum=1)
+        n_cols: int = setting(3, "conditions per multivariate query", minimum=1)
+        confidence: float = setting(0.95, "of the risk's interval", exclusiveMinimum=0, exclusiveMaximum=1)
+        permutations: int = setting(DEFAULT_PERMUTATIONS, "member/control relabellings of the test (p >= 1 / (B + 1))",
+                                    minimum=1)
 
     def run(self, data, settings, unit):
         from ..anonymity import singling_out

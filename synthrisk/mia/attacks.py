@@ -31,9 +31,8 @@ from ..errors import ConfigError, DataError
 from .gower import GowerSpace, nearest_synthetic
 from .kde import DistanceDensity, member_probability
 from .metrics import label_metrics, score_metrics
-from .settings import DEFAULT_MAX_ATTACK, DEFAULT_MIN_ATTACK_MEMBERS, DEFAULT_THRESHOLDS, MiaSettings
+from .settings import DEFAULT_MAX_ATTACK, DEFAULT_MIN_ATTACK_MEMBERS, DEFAULT_THRESHOLDS, MEMBER_SHARE_RULES, MiaSettings
 
-MEMBER_SHARE_RULES = ("sampling_fraction", "all")
 # Plain ASCII without table delimiters: these strings go into the CSV, Markdown and LaTeX tables.
 ORACLE_RULE = "oracle: grid tau with the best F1 on the true labels"
 TRUE_RULE = "true distribution (KDEs cross-fitted on the labels by design): member if posterior at least 0.5 with prior t"

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ..arguments import SEED, integer, number, number_list, number_or_choice, table_path
-from .attacks import MEMBER_SHARE_RULES
-from .settings import MiaSettings
+from .settings import MEMBER_SHARE_RULES, MiaSettings
 
 
 def add_command(sub) -> None:

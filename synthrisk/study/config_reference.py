@@ -9,9 +9,6 @@ from pathlib import Path
 
 import yaml
 
-#: the schema the workflow validates its config against (Snakefile: `validate`)
-CONFIG_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
-
 
 def _type(spec: dict) -> str:
     kind = spec.get("type", "object" if "properties" in spec else "")
@@ -54,8 +51,9 @@ def _rows(spec: dict, prefix: str) -> list[str]:
     return rows
 
 
-def config_reference(schema_path: str | Path = CONFIG_SCHEMA) -> str:
-    """The reference as Markdown: the top-level keys, then one section per block."""
+def config_reference(schema_path: str | Path) -> str:
+    """The reference as Markdown from the schema at `schema_path` (the workflow's,
+    `workflow/schemas/config.schema.yaml`): the top-level keys, then one section per block."""
     schema = yaml.safe_load(Path(schema_path).read_text())
     header = ["| key | type | default | allowed | meaning |", "|---|---|---|---|---|"]
     required = set(schema.get("required", []))
@@ -68,29 +66,4 @@ def config_reference(schema_path: str | Path = CONFIG_SCHEMA) -> str:
         if rows:
             lines += ["", f"## `{key}`", "", *([_cell(spec["description"]), ""] if spec.get("description") else []),
                       *header, *rows]
-    lines += _measure_sections(set(schema["properties"]))
     return "\n".join(lines) + "\n"
-
-
-def _measure_sections(described: set[str]) -> list[str]:
-    """The blocks of the built-in measures the schema leaves open (any key the measure's settings
-    dataclass has), from those dataclasses: each key, its type and its default."""
-    import dataclasses
-
-    from ..measures import builtin_measures
-
-    lines = []
-    for name, measure in sorted(builtin_measures().items()):
-        if name in described:
-            continue
-        settings = measure.settings(None)
-        if not dataclasses.is_dataclass(settings) or not dataclasses.fields(settings):
-            continue
-        lines += ["", f"## `{name}`", "", f"{measure.title}. Its settings (`{type(settings).__module__}."
-                  f"{type(settings).__name__}`); a key not listed is refused.", "",
-                  "| key | type | default |", "|---|---|---|"]
-        for item in dataclasses.fields(settings):
-            value = getattr(settings, item.name)
-            shown = yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
-            lines.append(f"| `{name}.{item.name}` | {_cell(getattr(item.type, '__name__', item.type))} | `{_cell(shown)}` |")
-    return lines

@@ -258,7 +258,7 @@ def test_permutation_setting(mixed, mixed_schema):
     from synthrisk.measures import measure
 
     assert measure("dcr").settings({}).permutations == 999
-    with pytest.raises(ConfigError, match="permutations must be a positive integer"):
+    with pytest.raises(ConfigError, match="dcr.permutations: 0 is less than the minimum of 1"):
         measure("dcr").settings({"permutations": 0})
 
 

@@ -65,5 +65,5 @@ def test_the_shadow_mode_needs_the_generator(schema):
     members, holdout = small_records(schema, 50, 1), small_records(schema, 50, 2, 1000)
     with pytest.raises(ConfigError, match="needs the generator in hand"):
         synthrisk.measure("ensemble", members, members, holdout, schema=schema)
-    with pytest.raises(ConfigError, match="mode must be one of"):
+    with pytest.raises(ConfigError, match="ensemble.mode: .both. is not one of"):
         synthrisk.measure("ensemble", members, members, holdout, schema=schema, mode="both")
