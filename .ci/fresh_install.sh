@@ -47,6 +47,12 @@ if torch.__version__.split("+")[0] != "2.13.0" or torch.version.cuda is not None
     sys.exit(f"fresh install: torch {torch.__version__} (CUDA {torch.version.cuda}) was installed, not the pinned "
              "CPU build 2.13.0; point pip at it (PIP_FIND_LINKS, or "
              "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu)")
+# The package reads nothing outside itself: the built-in datasets' schemas ship in the wheel.
+from synthrisk.data.loaders import builtin_schema
+from synthrisk.study.calibration import Population
+
+assert builtin_schema("adult").name == "adult"
+assert len(Population.of("simulation", 50, seed=0).take(50)) == 50
 # Members and holdout: 300 records each of the simulated population (config/datasets/simulation.yaml).
 from synthrisk.data.simulate import simulate
 

@@ -12,6 +12,19 @@ from .adult import load_adult
 from .schema import DatasetSchema
 from .simulate import simulate
 
+#: the schemas of the datasets the package ships (the workflow's config/datasets/ links to them)
+BUILTIN_SCHEMAS = Path(__file__).resolve().parent / "builtin"
+
+
+def builtin_schema(name: str) -> DatasetSchema:
+    """The schema of a dataset the package ships: `adult` (UCI Adult) or `simulation` (the simulator)."""
+    from .schema import load_schema
+
+    known = sorted(p.stem for p in BUILTIN_SCHEMAS.glob("*.yaml"))
+    if name not in known:
+        raise SchemaError(f"no built-in dataset {name!r}; built in: {known}")
+    return load_schema(BUILTIN_SCHEMAS / f"{name}.yaml")
+
 
 def load_raw(schema: DatasetSchema) -> pd.DataFrame:
     source = schema.source

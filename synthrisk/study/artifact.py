@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+#: the published findings of the repository (a path from where the command runs)
+FINDINGS = "config/findings.yaml"
+
 
 def add_artifact_commands(sub) -> None:
     p = sub.add_parser("findings", help="render REPRODUCE.md: each published finding next to our number from a run")
     p.add_argument("run_dir", help="working directory of a finished run (holds results/tables and results/provenance.json)")
-    p.add_argument("--findings", help="findings file (default: config/findings.yaml of this checkout)")
+    p.add_argument("--findings", default=FINDINGS, help=f"findings file (default: {FINDINGS}, from the repository's root)")
     p.add_argument("--out", help="write here instead of to stdout (e.g. REPRODUCE.md)")
     p.set_defaults(func=_run_findings)
 
@@ -28,12 +31,16 @@ def add_artifact_commands(sub) -> None:
 
 
 def _run_findings(args) -> str:
+    from ..errors import ConfigError
     from ..outputs import check_output_file, record_written
-    from .findings import FINDINGS_FILE, render
+    from .findings import render
 
     if args.out:  # a file the user has (an edited REPRODUCE.md, their notes) is never written over
         check_output_file(args.out, {"--findings": args.findings})
-    text = render(args.run_dir, args.findings or FINDINGS_FILE)
+    if not Path(args.findings).is_file():
+        raise ConfigError(f"--findings: no file {args.findings} (run from the repository's root, or give the findings "
+                          "file)")
+    text = render(args.run_dir, args.findings)
     if args.out:
         Path(args.out).write_text(text)
         record_written(args.out, command="findings")

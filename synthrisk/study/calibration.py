@@ -32,7 +32,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data import load_schema
 from ..data.schema import DatasetSchema
 from ..measures.calibrated_power import COLUMNS as PUBLISHED_COLUMNS
 from ..measures.calibrated_power import STUDY_ATTACKS
@@ -40,7 +39,6 @@ from ..measures.policy import LEVELS, Policy
 from ..release_audit.checks import RecordCheckError
 from ..stats.proportions import clopper_pearson
 
-ROOT = Path(__file__).resolve().parents[2]
 NULLS = ("population", "cart", "holdout")
 #: `rates`' kind of release. Not "null": pandas reads that word back as a missing value.
 NULL_KIND, POSITIVE_KIND = "null release", "positive control"
@@ -81,7 +79,9 @@ class Population:
 
     @classmethod
     def of(cls, dataset: str, needed: int, seed: int) -> Population:
-        schema = load_schema(ROOT / "config" / "datasets" / f"{dataset}.yaml")
+        from ..data.loaders import builtin_schema
+
+        schema = builtin_schema(dataset)
         if dataset == "simulation":
             from ..data.simulate import simulate
 

@@ -27,7 +27,6 @@ import yaml
 
 from ..errors import ConfigError, SynthriskError
 
-FINDINGS_FILE = Path(__file__).resolve().parents[2] / "config" / "findings.yaml"
 PROVENANCE_FILE = "results/provenance.json"
 TABLES_DIR = "results/tables"
 
@@ -61,7 +60,7 @@ class Result:
     values: dict = field(default_factory=dict)
 
 
-def load_findings(path: str | Path = FINDINGS_FILE) -> dict:
+def load_findings(path: str | Path) -> dict:
     """The findings file, checked: every finding names a known paper, values, `ours` and one test."""
     path = Path(path)
     try:
@@ -388,7 +387,7 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render(run_dir: str | Path, findings_path: str | Path = FINDINGS_FILE) -> str:
+def render(run_dir: str | Path, findings_path: str | Path) -> str:
     """REPRODUCE.md for the run in `run_dir`, from its tables and its provenance only."""
     data = load_findings(findings_path)
     provenance = read_provenance(run_dir)
@@ -436,7 +435,7 @@ def render(run_dir: str | Path, findings_path: str | Path = FINDINGS_FILE) -> st
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def results_for(run_dir: str | Path, findings_path: str | Path = FINDINGS_FILE) -> list[Result]:
+def results_for(run_dir: str | Path, findings_path: str | Path) -> list[Result]:
     """Every finding's result for a run (tests and other tools; `render` formats the same)."""
     data = load_findings(findings_path)
     tables = Tables(run_dir)

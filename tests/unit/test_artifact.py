@@ -90,9 +90,11 @@ def test_an_optional_value_the_run_lacks_is_shown_as_absent_and_the_test_still_j
     assert found.agreement == F.WITHIN and found.ours == f"0.55; beside it {F.ABSENT}"
 
 
-def test_findings_need_a_finished_run(tmp_path, capsys):
-    code, _, err = _cli("findings", tmp_path, capsys=capsys)
+def test_findings_need_a_finished_run_and_a_findings_file(tmp_path, capsys):
+    code, _, err = _cli("findings", tmp_path, "--findings", ROOT / "config/findings.yaml", capsys=capsys)
     assert code == 2 and "results/provenance.json not found" in err
+    code, _, err = _cli("findings", tmp_path, "--findings", tmp_path / "none.yaml", capsys=capsys)
+    assert code == 2 and "--findings: no file" in err and "none.yaml" in err
 
 
 # --- citation, licence, version ---------------------------------------------------------------

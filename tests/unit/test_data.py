@@ -2,6 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from helpers import ROOT
 
 from synthrisk.data import load_dataset, load_schema, split_real
 from synthrisk.data.schema import DatasetSchema
@@ -135,3 +136,17 @@ def test_leading_members_are_the_first_rows_in_every_seed(adult):
     assert set(first["holdout"]["row_id"]) != set(second["holdout"]["row_id"])
     with pytest.raises(ConfigError, match="datasets.adult.members"):
         split_real(adult, 10, 10, 0, seed=0, members="first", dataset="adult")
+
+
+def test_the_builtin_schemas_ship_with_the_package_and_are_the_workflows():
+    """config/datasets/{adult,simulation}.yaml are links to the package's files: one statement each."""
+    from synthrisk.data import load_schema
+    from synthrisk.data.loaders import builtin_schema
+    from synthrisk.errors import SchemaError
+
+    for name in ("adult", "simulation"):
+        assert builtin_schema(name).to_dict() == load_schema(ROOT / "config" / "datasets" / f"{name}.yaml").to_dict()
+        assert (ROOT / "config" / "datasets" / f"{name}.yaml").resolve() == \
+            (ROOT / "synthrisk" / "data" / "builtin" / f"{name}.yaml").resolve()
+    with pytest.raises(SchemaError, match="no built-in dataset 'census'"):
+        builtin_schema("census")

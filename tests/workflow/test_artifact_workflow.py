@@ -18,6 +18,8 @@ from synthrisk.cli import main
 from synthrisk.study import findings as F
 from synthrisk.study.bundle import verify_bundle, write_bundle
 
+FINDINGS = ROOT / "config" / "findings.yaml"
+
 # What the tiny config (tests/helpers.py: Adult only, `cart`, `independent` and a broken generator,
 # attackers logit and linear, no simulation study, no control-set measures, DP with two families)
 # lets us compute. Every other finding needs something it does not run: the RF attacker (RAPID's
@@ -58,8 +60,8 @@ def test_findings_of_the_tiny_run_are_computed_or_say_why_not(tiny_run, capsys):
     assert rendered == (workdir / "results/findings/REPRODUCE.md").read_text()
     assert _cli("findings", workdir, capsys=capsys)[1] == rendered
 
-    results = {r.finding["id"]: r for r in F.results_for(workdir)}
-    assert set(results) == {f["id"] for f in F.load_findings()["findings"]}
+    results = {r.finding["id"]: r for r in F.results_for(workdir, FINDINGS)}
+    assert set(results) == {f["id"] for f in F.load_findings(FINDINGS)["findings"]}
     computed = {key for key, r in results.items() if r.agreement != F.NOT_RUN}
     assert computed == TINY_COMPUTED
     for key in computed:
@@ -88,7 +90,7 @@ def test_a_perturbed_table_flips_the_agreement(tiny_run, tmp_path):
     tables = run / "results/tables"
 
     def agreement(finding_text):
-        return _row(F.render(run), finding_text)[-1]
+        return _row(F.render(run, FINDINGS), finding_text)[-1]
 
     kde = "the KDE attack beats the fixed-threshold baseline (Method 1) on F1"
     mia = pd.read_csv(tables / "mia.csv")
@@ -117,7 +119,7 @@ def test_a_perturbed_table_flips_the_agreement(tiny_run, tmp_path):
     assert agreement(census) == F.NOT_REPRODUCED
 
     (tables / "dp_clipping.csv").unlink()
-    row = _row(F.render(run), "clipping too tight biases, too loose adds noise")
+    row = _row(F.render(run, FINDINGS), "clipping too tight biases, too loose adds noise")
     assert row[-1] == F.NOT_RUN and "dp_clipping.csv not produced" in row[3]
 
 
