@@ -140,6 +140,48 @@ def _ids(frame: pd.DataFrame) -> np.ndarray:
     return frame[ROW_ID].to_numpy() if ROW_ID in frame else np.arange(len(frame))
 
 
+@dataclass(frozen=True)
+class Targets:
+    """The members and holdout records pooled in a seeded order that never reads the labels (every
+    tie below is broken by it), the auxiliary records after them, and the targets chosen among the
+    pooled records: `n_outliers` by vulnerability, then the random ones."""
+
+    population: pd.DataFrame   # the pooled records, then the auxiliary ones
+    label: np.ndarray          # per pooled record: 1 member, 0 holdout
+    row_ids: np.ndarray
+    file_rows: np.ndarray      # the record's row in its own file
+    scores: np.ndarray         # per pooled record: its vulnerability
+    targets: np.ndarray        # positions in `population`, the outliers first
+    n_outliers: int
+
+
+def release_targets(members: pd.DataFrame, holdout: pd.DataFrame | None, schema: DatasetSchema,
+                    aux: pd.DataFrame | None, seed: int, n_outliers: int, n_random: int,
+                    neighbours: int) -> Targets:
+    """The targets of the attack (module doc), with members and holdout targets both present."""
+    if holdout is None or len(holdout) == 0:
+        raise DataError("shadow models: need holdout records (records the generator never saw)")
+    order = np.random.default_rng([seed, 0x5EED]).permutation(len(members) + len(holdout))
+    candidates = pd.concat([_records(members, schema), _records(holdout, schema)], ignore_index=True).iloc[order]
+    candidates = candidates.reset_index(drop=True)
+    label = np.r_[np.ones(len(members), dtype=int), np.zeros(len(holdout), dtype=int)][order]
+    if n_outliers + n_random > len(candidates):
+        raise ConfigError(f"shadow models: n_outliers + n_random = {n_outliers + n_random} targets, but the members "
+                          f"and holdout hold {len(candidates)} records")
+    has_aux = aux is not None and len(aux) > 0
+    population = pd.concat([candidates] + ([_records(aux, schema)] if has_aux else []), ignore_index=True)
+    scores = vulnerability_scores(population, schema, neighbours)[: len(candidates)]
+    outliers, random = choose_targets(scores, n_outliers, n_random, seed)
+    targets = np.concatenate([outliers, random])
+    chosen = label[targets]
+    if chosen.all() or not chosen.any():
+        raise DataError(f"shadow models: the {len(targets)} targets hold {int(chosen.sum())} member(s) and "
+                        f"{int((1 - chosen).sum())} holdout record(s); the release-level test needs both (ask for "
+                        "more targets)")
+    return Targets(population, label, np.concatenate([_ids(members), _ids(holdout)])[order],
+                   np.r_[np.arange(len(members)), np.arange(len(holdout))][order], scores, targets, len(outliers))
+
+
 def attack_release(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
                    spec: dict, *, name: str | None = None, aux: pd.DataFrame | None = None, seed: int = 0,
                    n_outliers: int = 40, n_random: int = 40, neighbours: int = 5, shadow_datasets: int = 200,
@@ -156,28 +198,9 @@ def attack_release(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.D
     # The refits are the auditor's simulations, not releases: a DP generator's noise is seeded so that
     # the same files give the same audit.
     spec = with_noise_seed(spec, seed)
-    if holdout is None or len(holdout) == 0:
-        raise DataError("shadow models: need holdout records (records the generator never saw)")
-    # A seeded order that never reads the labels: ties in what follows are broken by it (module doc).
-    order = np.random.default_rng([seed, 0x5EED]).permutation(len(members) + len(holdout))
-    candidates = pd.concat([_records(members, schema), _records(holdout, schema)], ignore_index=True).iloc[order]
-    candidates = candidates.reset_index(drop=True)
-    label = np.r_[np.ones(len(members), dtype=int), np.zeros(len(holdout), dtype=int)][order]
-    row_ids = np.concatenate([_ids(members), _ids(holdout)])[order]
-    file_rows = np.r_[np.arange(len(members)), np.arange(len(holdout))][order]
-    has_aux = aux is not None and len(aux) > 0
-    population = pd.concat([candidates] + ([_records(aux, schema)] if has_aux else []), ignore_index=True)
-    if n_outliers + n_random > len(candidates):
-        raise ConfigError(f"shadow models: n_outliers + n_random = {n_outliers + n_random} targets, but the members "
-                          f"and holdout hold {len(candidates)} records")
-    scores = vulnerability_scores(population, schema, neighbours)[: len(candidates)]
-    outliers, random = choose_targets(scores, n_outliers, n_random, seed)
-    targets = np.concatenate([outliers, random])
-    chosen = label[targets]
-    if chosen.all() or not chosen.any():
-        raise DataError(f"shadow models: the {len(targets)} targets hold {int(chosen.sum())} member(s) and "
-                        f"{int((1 - chosen).sum())} holdout record(s); the release-level test needs both (ask for "
-                        "more targets)")
+    chosen = release_targets(members, holdout, schema, aux, seed, n_outliers, n_random, neighbours)
+    population, targets, label = chosen.population, chosen.targets, chosen.label
+    has_aux = len(population) > len(label)
     pool = np.setdiff1d(np.arange(len(population)), targets)
     reference = "the members, holdout" + (" and auxiliary" if has_aux else "") + " records that are not targets"
     size = min(len(members), len(pool) // 2)
@@ -234,10 +257,10 @@ def attack_release(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.D
         eval_y = np.array([m[t] for _, m in rows[EVAL]])
         result = attack_target(train_x, train_y, eval_x, eval_y, n_trees, seed, fprs, confidence, release_x=release[t])
         position = targets[t]
-        per_target.append({ROW_ID: row_ids[position], "member": int(label[position]),
-                           "file": MEMBERS if label[position] else HOLDOUT, "row": int(file_rows[position]),
-                           "kind": OUTLIER if t < len(outliers) else RANDOM,
-                           "vulnerability": float(scores[position]), **result})
+        per_target.append({ROW_ID: chosen.row_ids[position], "member": int(label[position]),
+                           "file": MEMBERS if label[position] else HOLDOUT, "row": int(chosen.file_rows[position]),
+                           "kind": OUTLIER if t < chosen.n_outliers else RANDOM,
+                           "vulnerability": float(chosen.scores[position]), **result})
     records = pd.DataFrame(per_target).sort_values(["member", "file", "row"], ascending=[False, True, True])
     return _release_test(records.reset_index(drop=True), name, budget, failed, time.perf_counter() - start,
                          tuple(fprs), seed)

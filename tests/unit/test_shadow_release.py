@@ -22,7 +22,7 @@ from synthrisk.measures.base import GeneratorInHand
 from synthrisk.measures.policy import Policy
 from synthrisk.shadow_mia.attack import release_p_value
 from synthrisk.shadow_mia.features import FeatureMap
-from synthrisk.shadow_mia.release import Budget, attack_release, permutation_auc
+from synthrisk.shadow_mia.release import Budget, attack_release, permutation_auc, release_targets
 
 SMALL = {"n_outliers": 10, "n_random": 10, "shadow_datasets": 20, "eval_datasets": 20, "n_trees": 20}
 
@@ -94,9 +94,8 @@ def test_targets_are_chosen_blind_to_who_is_a_member():
     for draw in range(15):
         rng = np.random.default_rng(draw)
         members, holdout = frame(rng, 0), frame(rng, 1000)
-        result = attack_release(members, holdout, members, cats, {"backend": "identity"}, seed=draw,
-                                **{**SMALL, "n_outliers": 40, "n_random": 0, "shadow_datasets": 4, "eval_datasets": 4})
-        shares.append(result.records["member"].mean())
+        chosen = release_targets(members, holdout, cats, None, draw, n_outliers=40, n_random=0, neighbours=5)
+        shares.append(chosen.label[chosen.targets].mean())
     assert 0.42 <= float(np.mean(shares)) <= 0.58, np.mean(shares)
 
 
@@ -121,7 +120,13 @@ def adult_frames(adult, adult_schema):
     return train, holdout, release
 
 
-def test_the_audit_refits_the_generator_in_hand(adult_frames, adult_schema, cheap_audit):
+def test_the_audit_refits_the_generator_in_hand(adult_frames, adult_schema, cheap_audit, monkeypatch):
+    from synthrisk.release_audit import run as audit_run
+
+    # the attacks' sizes are their own tests' (above; tests/unit/test_ensemble.py): smaller here
+    monkeypatch.setattr(audit_run, "AUDIT_SETTINGS", {**audit_run.AUDIT_SETTINGS, "ensemble": {"refits": 4},
+                                                      "shadow_models": {"n_outliers": 10, "n_random": 10,
+                                                                        "n_trees": 20}})
     train, holdout, release = adult_frames
     found = synthrisk.audit(train, release, holdout, schema=adult_schema, generator="cart", shadow_fits=16)
     status = found.measures.set_index("measure")
