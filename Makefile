@@ -80,10 +80,11 @@ verify: setup
 	$(BIN)/python -m synthrisk.cli verify $(BUNDLE) $(WORKDIR)
 
 # Lint first, as a step of its own (ruff and snakemake --lint are not tests), then tests/unit and
-# tests/workflow in one process: pytest-xdist is installed, but on 2 cores `-n 2` was slower than one
-# process (the tests' own scikit-learn and Snakemake jobs already use both cores).
+# tests/workflow on two pytest-xdist workers: the tests under tests/workflow share one worker and
+# one tiny Snakemake run, the rest are spread over both (tests/conftest.py). On 2 cores this takes
+# about 60 % of one process's time.
 test: setup browser lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 # Also the slow end-to-end tests (CI runs these when its budget allows).
 test-all: setup browser lint

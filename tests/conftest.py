@@ -29,10 +29,28 @@ WORKFLOW_TESTS = Path(__file__).resolve().parent / "workflow"
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(items):
-    """Every test under tests/workflow is marked `workflow` (-m workflow, -m 'not workflow')."""
+    """Every test under tests/workflow is marked `workflow` (-m workflow, -m 'not workflow'). Under
+    pytest-xdist they come first: they are the longest stretch one worker runs (below)."""
     for item in items:
         if WORKFLOW_TESTS in item.path.parents:
             item.add_marker(pytest.mark.workflow)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: WORKFLOW_TESTS not in item.path.parents)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Under pytest-xdist (`make test` runs two workers), the tests under tests/workflow go to one
+    worker, in order: they share one tiny Snakemake run (the session fixture `tiny_run`), which
+    each worker would otherwise make again, and some rerun it in place. Every other test is
+    scheduled alone. (xdist's own `xdist_group` mark does not group under pytest 9, whose node ids
+    xdist can no longer suffix.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class WorkflowTestsTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "tests/workflow" if nodeid.startswith("tests/workflow/") else nodeid
+
+    return WorkflowTestsTogether(config, log)
 
 
 @pytest.fixture(scope="session")

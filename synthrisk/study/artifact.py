@@ -37,9 +37,6 @@ def _run_findings(args) -> str:
 
     if args.out:  # a file the user has (an edited REPRODUCE.md, their notes) is never written over
         check_output_file(args.out, {"--findings": args.findings})
-    if not Path(args.findings).is_file():
-        raise ConfigError(f"--findings: no file {args.findings} (run from the repository's root, or give the findings "
-                          "file)")
     text = render(args.run_dir, args.findings)
     if args.out:
         Path(args.out).write_text(text)

@@ -389,8 +389,8 @@ def _cell(text: str) -> str:
 
 def render(run_dir: str | Path, findings_path: str | Path) -> str:
     """REPRODUCE.md for the run in `run_dir`, from its tables and its provenance only."""
-    data = load_findings(findings_path)
     provenance = read_provenance(run_dir)
+    data = load_findings(findings_path)
     tables = Tables(run_dir)
     results = [compute(finding, tables) for finding in data["findings"]]
 

@@ -93,8 +93,10 @@ def test_an_optional_value_the_run_lacks_is_shown_as_absent_and_the_test_still_j
 def test_findings_need_a_finished_run_and_a_findings_file(tmp_path, capsys):
     code, _, err = _cli("findings", tmp_path, "--findings", ROOT / "config/findings.yaml", capsys=capsys)
     assert code == 2 and "results/provenance.json not found" in err
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "provenance.json").write_text("{}")
     code, _, err = _cli("findings", tmp_path, "--findings", tmp_path / "none.yaml", capsys=capsys)
-    assert code == 2 and "--findings: no file" in err and "none.yaml" in err
+    assert code == 2 and "none.yaml: cannot read the findings file" in err
 
 
 # --- citation, licence, version ---------------------------------------------------------------
