@@ -31,7 +31,6 @@ def add_artifact_commands(sub) -> None:
 
 
 def _run_findings(args) -> str:
-    from ..errors import ConfigError
     from ..outputs import check_output_file, record_written
     from .findings import render
 
