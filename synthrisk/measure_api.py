@@ -6,7 +6,7 @@
     found.records                     # the per-record table
     found.evidence                    # every attack of the measure against its reference
 
-`measure` takes the measure's name (any registered measure: `synthrisk.measures.builtin_measures()`,
+`measure` takes the measure's name (any registered measure: `synthrisk.measures.registered_measures()`,
 or a plug-in's), then the training records, the synthetic release and the holdout, in that order
 (the only positional arguments), then keywords, and returns a `Measurement`. It runs one measure
 exactly as `synthrisk.audit` runs it: the inputs read and checked where they enter

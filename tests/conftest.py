@@ -53,6 +53,20 @@ def pytest_xdist_make_scheduler(config, log):
     return WorkflowTestsTogether(config, log)
 
 
+@pytest.fixture(autouse=True)
+def measures_registered_by_a_test_are_removed_after_it():
+    """A test that registers a plug-in measure (a docs example, a hook test) leaves the registry as
+    it found it: the audit runs every registered measure, so a leftover one would change the
+    verdicts of whichever test runs next in the process."""
+    from synthrisk.measures import registry
+
+    registry.builtin_measures()  # the built-in ones are imported once, before the snapshot
+    before = dict(registry._REGISTRY)
+    yield
+    registry._REGISTRY.clear()
+    registry._REGISTRY.update(before)
+
+
 @pytest.fixture(scope="session")
 def adult_schema():
     return load_schema(ROOT / "config/datasets/adult.yaml")

@@ -29,9 +29,16 @@ def _load_builtin() -> None:
             importlib.import_module(f"{__package__}.{module.name}")
 
 
-def builtin_measures() -> dict[str, Measure]:
+def registered_measures() -> dict[str, Measure]:
+    """Every measure registered in this process: the built-in ones and any plug-in imported (the
+    audit runs them all)."""
     _load_builtin()
     return dict(_REGISTRY)
+
+
+def builtin_measures() -> dict[str, Measure]:
+    """The measures of this package alone (a plug-in registered in the process is not one)."""
+    return {name: m for name, m in registered_measures().items() if type(m).__module__.startswith(f"{__package__}.")}
 
 
 def configured_measures(config: dict) -> dict[str, Measure]:

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from ..measures import MeasureInput, builtin_measures
+from ..measures import MeasureInput, registered_measures
 from ..measures.runner import Outcome, plan_runs, run_units
 from ..measures.verdict import collect_evidence, risk_table
 from .inputs import AuditInput
@@ -56,7 +56,7 @@ def audit_measures(policy=None, shadow_fits: int | None = None, generator=None) 
     from ..measures.policy import Policy
 
     policy = policy or Policy()
-    measures = sorted(builtin_measures().values(), key=lambda m: (m.order, m.name))
+    measures = sorted(registered_measures().values(), key=lambda m: (m.order, m.name))
     naming = [m.name for m in measures if m.names_members(generator)]
     settings = {name: dict(block) for name, block in AUDIT_SETTINGS.items()}
     for name in naming:
