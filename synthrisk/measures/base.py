@@ -32,8 +32,8 @@ verdict row of `synthrisk.measures.verdict.risk_table` (a dict: `attack`, `metri
   false-discovery rate (its evidence row's `n_identified`), each with its training-file row, score
   and p-value, for the page and the JSON (default: nobody);
 - `names_members(generator)`: whether the measure names members at its Settings' `fdr` (with the
-  generator in hand or not: `GeneratorInHand` or None); the audit shares the policy's naming rate
-  among those that do;
+  generator in hand or not: `GeneratorInHand` or None); the audit gives each the policy's naming
+  rate, and hears one that refits the generator only once the exposure evidence has named someone;
 - `unit_of(row)`: the unit whose run holds the attack's records (default None: the measure has no
   units; RAPID: `{attacker}-{sensitive}`);
 - `compares_with_holdout(row)`: whether the attack reads the members against the holdout as
@@ -282,9 +282,9 @@ class Measure:
 
     def names_members(self, generator: GeneratorInHand | None) -> bool:
         """Whether the measure names members with a controlled false-discovery rate (its Settings'
-        `fdr`) on an input with this generator in hand (None: none). The audit shares the policy's
-        naming rate equally among the measures that do (Bonferroni), so that in a release that never
-        saw its members anyone is named with probability at most that rate. Default: no."""
+        `fdr`) on an input with this generator in hand (None: none). The audit gives each that does
+        the policy's naming rate; one that refits the generator is heard only once the exposure
+        evidence has named someone (`synthrisk.release_audit.named.gated`). Default: no."""
         return False
 
     def unit_of(self, row: dict) -> str | None:

@@ -165,8 +165,9 @@ def utility_entry(tables: dict[str, pd.DataFrame]) -> dict | None:
 REFITTED = ("With the generator in hand ({name}), the membership verdict also reads {attacks}, which the "
             "pre-registered calibration does not run, so its rates above are of the audit without them: their own "
             "tests are exact when the release never saw its members and Holm takes them into the membership family, "
-            "so the audit keeps its family-wise level, but the attacks that name members then share the policy's "
-            "false-discovery rate, and how often this audit finds member copies is not measured")
+            "so the audit keeps its family-wise level; they name members only once the exposure evidence has named "
+            "someone, so this audit names everyone the audit as it ships names, and how often it finds member copies "
+            "is not measured")
 
 
 def release_entry(entries: list[dict], policy: Policy, n_train: int, refitted: tuple[str, list[str]] | None = None) -> dict:

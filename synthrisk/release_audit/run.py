@@ -48,9 +48,10 @@ def silent(message: str) -> None:
 def audit_measures(policy=None, shadow_fits: int | None = None, generator=None) -> dict:
     """Every registered measure, in the report's order, with its audit settings. The measures that
     name members with a controlled false-discovery rate on this input (`Measure.names_members`: the
-    per-person exposure evidence, and with the generator in hand the attacks that refit it) share
-    the policy's `naming_fdr` (default policy: `Policy()`) equally: under the null each names anyone
-    with probability at most its share, so together they keep the policy's rate (Bonferroni). The
+    per-person exposure evidence, and with the generator in hand the attacks that refit it) each
+    name at the policy's `naming_fdr` (default policy: `Policy()`); those that refit the generator
+    are heard only once the exposure evidence has named someone (`named.gated`), so that in a
+    release that never saw its members anyone is named with probability at most that rate. The
     generator in hand is refitted `shadow_fits` times, half to train the shadow models and half to
     judge them (default: the measure's own)."""
     from ..measures.policy import Policy
@@ -60,7 +61,7 @@ def audit_measures(policy=None, shadow_fits: int | None = None, generator=None) 
     naming = [m.name for m in measures if m.names_members(generator)]
     settings = {name: dict(block) for name, block in AUDIT_SETTINGS.items()}
     for name in naming:
-        settings[name] = {**settings.get(name, {}), "fdr": policy.naming_fdr / len(naming)}
+        settings[name] = {**settings.get(name, {}), "fdr": policy.naming_fdr}
     if shadow_fits is not None:
         settings["shadow_models"] = {**settings.get("shadow_models", {}), "shadow_datasets": shadow_fits // 2,
                                      "eval_datasets": shadow_fits - shadow_fits // 2}

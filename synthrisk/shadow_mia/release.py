@@ -31,9 +31,10 @@ each target record whether the release was fitted on it:
   chosen, so that no tie (vulnerability scores tie often on categorical data) is broken by which
   file a record came from.
 - **Nobody is named**: a conformal p-value against H holdout targets is at least 1 / (H + 1), so
-  Benjamini-Hochberg at a share of the policy's rate could name someone only with more holdout
-  targets than a shadow budget affords (about 44 at 0.0225). The per-person reading is the table
-  of targets: each one's vulnerability under the generator, and the release's p-value.
+  Benjamini-Hochberg at the policy's rate (0.045) over about 40 member targets against 40 holdout
+  targets could name anyone only if some 22 of them had the smallest p-value at once. The
+  per-person reading is the table of targets: each one's vulnerability under the generator, and
+  the release's p-value.
 """
 
 from __future__ import annotations

@@ -391,7 +391,7 @@ def test_singling_out_counts_the_same_from_the_pooled_scan_as_from_the_separate_
     # (values between the real ones, and extremes beyond them: no `==`, `<= min` or `>= max` matches)
     spread = np.linspace(-100.0, 100.0, len(releases["cart"])) + np.pi * 1e-7
     unmatched = releases["cart"].assign(x1=spread, x2=spread[::-1])
-    result = singling_out(members, unmatched, control, sim_schema, n_attacks=100, columns=["x1", "x2"])
+    result = singling_out(members, unmatched, control, sim_schema, n_attacks=100, columns=["x1", "x2"], permutations=99)
     assert result.risk.main.n_success == 0 and result.control_success_raw == 0 and result.risk.p_value == 1.0
 
 

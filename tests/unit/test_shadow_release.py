@@ -147,20 +147,34 @@ def test_the_audit_refits_the_generator_in_hand(adult_frames, adult_schema, chea
     assert "generator in hand" not in (without.report["release"]["calibration"] or "")
 
 
-def test_the_naming_attacks_share_the_policys_false_discovery_rate():
+def test_the_attacks_that_refit_the_generator_name_only_behind_the_exposure_evidence():
+    """Each naming attack names at the policy's rate (a share would cost exposure its power: the
+    conformal p-values' resolution), and one that refits the generator is heard only once exposure
+    has named someone: under the null anyone is named as often as by exposure alone, and the audit
+    with the generator names everyone the audit without it names."""
+    from synthrisk.release_audit.named import GATED, gated
     from synthrisk.release_audit.run import audit_measures
 
     policy = Policy()
     alone = audit_measures(policy)
     cart = audit_measures(policy, 40, GeneratorInHand("cart", {"backend": "cart"}))
-    assert alone["exposure"][1].fdr == pytest.approx(policy.naming_fdr)
-    # shadow models name nobody; the ensemble does: exposure and it share the rate
-    assert [cart[name][1].fdr for name in ("exposure", "ensemble")] == pytest.approx([policy.naming_fdr / 2] * 2)
-    assert (cart["shadow_models"][1].shadow_datasets, cart["shadow_models"][1].eval_datasets) == (20, 20)
-    # with MST in hand MAMA-MIA names members too: three shares
     mst = audit_measures(policy, None, GeneratorInHand("mst", {"backend": "mst", "params": {"epsilon": 1.0}}))
-    assert [mst[name][1].fdr for name in ("exposure", "mama_mia", "ensemble")] == \
-        pytest.approx([policy.naming_fdr / 3] * 3)
+    assert alone["exposure"][1].fdr == pytest.approx(policy.naming_fdr)
+    assert [cart[name][1].fdr for name in ("exposure", "ensemble")] == pytest.approx([policy.naming_fdr] * 2)
+    assert [mst[name][1].fdr for name in ("exposure", "mama_mia", "ensemble")] == pytest.approx([policy.naming_fdr] * 3)
+    assert (cart["shadow_models"][1].shadow_datasets, cart["shadow_models"][1].eval_datasets) == (20, 20)
+
+    def evidence(exposure_named, ensemble_named):
+        return pd.DataFrame([
+            {"measure": "exposure", "risk": "membership", "n_identified": exposure_named, "named_by": "", "detail": ""},
+            {"measure": "ensemble", "risk": "membership", "n_identified": ensemble_named, "named_by": "",
+             "detail": "AUC"},
+            {"measure": "dcr", "risk": "membership", "n_identified": 0, "named_by": "", "detail": ""}])
+
+    shut = gated(evidence(0, 7), cart)
+    assert shut["n_identified"].tolist() == [0, 0, 0] and shut.loc[1, "detail"] == f"AUC; {GATED}"
+    opened = gated(evidence(3, 7), cart)
+    assert opened["n_identified"].tolist() == [3, 7, 0] and opened.loc[1, "detail"] == "AUC"
 
 
 @pytest.mark.parametrize("args, message", [
