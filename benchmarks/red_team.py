@@ -105,9 +105,7 @@ def run_one(dataset: str, split: int, name: str, commit: str) -> dict:
     start = time.perf_counter()
     hand = _audit(members, holdout, release, schema, generator=spec, shadow_fits=SHADOW_FITS.get(name))
     hand_seconds = time.perf_counter() - start
-    strong = [e for e in hand.report["evidence"] if e["measure"] in STRONG]
-    broken = any((e.get("p_value") is not None and e["p_value"] <= LEVEL) or (e.get("n_identified") or 0) > 0
-                 for e in strong)
+    broken = is_broken(hand)
     shadow = next((m for m in hand.report["measures"] if m.get("measure") == "shadow_models"), {})
     return {"dataset": dataset, "split": split, "generator": name, "commit": commit,
             "answer": plain.report["release"]["answer"], "membership": membership_level(plain),
@@ -118,6 +116,22 @@ def run_one(dataset: str, split: int, name: str, commit: str) -> dict:
                                                           "n_identified", "tpr_at_1e-02", "tpr_at_1e-03")}
                                    for e in hand.report["evidence"] if e["risk"] == "membership"]),
             "shadow_targets": json.dumps(_targets(hand)), "shadow_status": shadow.get("status")}
+
+
+def is_broken(result) -> bool:
+    """Whether an attack that refits the generator finds the members on its own (p <= LEVEL) or names
+    one, read from its own table: the audit hears MAMA-MIA's names only behind the exposure
+    evidence (`synthrisk.release_audit.named.gated`), the gold standard does not gate them."""
+    for name in STRONG:
+        table = result.tables.get(name)
+        if table is None or "status" not in table:
+            continue
+        ok = table[table["status"] == "ok"]
+        p_values = pd.to_numeric(ok.get("p_value_merged", pd.Series(dtype=float)), errors="coerce")
+        named = pd.to_numeric(ok.get("n_identified_min", pd.Series(dtype=float)), errors="coerce").fillna(0)
+        if (p_values <= LEVEL).any() or (named > 0).any():
+            return True
+    return False
 
 
 def _targets(result) -> list[dict]:
