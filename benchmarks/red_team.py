@@ -185,6 +185,17 @@ def markdown(table: pd.DataFrame) -> str:
             "its threshold.\n\n" + table.to_markdown(index=False) + "\n")
 
 
+#: the table before any job has run
+NO_RUNS = "No job of the study has run yet ({jobs} planned: {splits} splits x {datasets} datasets x {generators} generators).\n"
+
+
+def table_text(runs: pd.DataFrame) -> str:
+    if runs.empty:
+        return NO_RUNS.format(jobs=SPLITS * len(DATASETS) * len(GENERATORS), splits=SPLITS, datasets=len(DATASETS),
+                              generators=len(GENERATORS))
+    return markdown(summarise(runs))
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--worker", type=int, default=0)
@@ -200,11 +211,7 @@ def main(argv=None) -> None:
                 for split in range(SPLITS) for dataset in DATASETS for name in GENERATORS]
         run_jobs(jobs, lambda job: [run_one(job["dataset"], job["split"], job["generator"], here)],
                  runs_file(args.worker), args.worker, args.workers)
-    runs = read_runs()
-    if runs.empty:
-        print("no runs yet")
-        return
-    text = markdown(summarise(runs))
+    text = table_text(read_runs())
     TABLE.write_text(text)
     print(text)
 

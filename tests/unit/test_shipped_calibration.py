@@ -155,3 +155,7 @@ def test_the_generator_in_hand_studies_regenerate_from_their_runs():
     runs = pd.read_csv(mama.RUNS)
     assert mama.markdown(mama.summarise(runs)) == mama.TABLE.read_text()
     assert runs["split"].max() < mama.SPLITS and set(runs["epsilon"]) <= set(mama.EPSILONS)
+    red = _benchmark("red_team")
+    runs = red.read_runs()
+    assert red.table_text(runs) == red.TABLE.read_text()
+    assert runs.empty or (runs["split"].max() < red.SPLITS and set(runs["generator"]) <= set(red.GENERATORS))
