@@ -17,7 +17,7 @@ with logged(snakemake):
     wc = snakemake.wildcards
     measures = {name: (m, m.settings(snakemake.config.get(name)))
                 for name, m in configured_measures(snakemake.config).items()}
-    paths = {name: snakemake.input[name] for name in ("members", "non_members", "aux", "real", "synthetic",
+    paths = {name: snakemake.input[name] for name in ("members", "holdout", "aux", "real", "synthetic",
                                                      "status", "schema")}
     runs = plan_runs(measures, load_schema(paths["schema"]), output_stem)
     in_hand = generator_in_workflow(wc.generator, snakemake.config["generators"].get(wc.generator))

@@ -26,9 +26,9 @@ def members_and_control(data) -> tuple[pd.DataFrame, pd.DataFrame]:
     rescales a smaller control count with a fitted curve, which under-corrects on Adult and is
     wrong in anonymeter 1.1.0 (benchmarks/anonymity_vs_anonymeter.py). Equal sizes need no
     correction."""
-    if data.non_members.empty:
+    if data.holdout.empty:
         raise NotApplicable("needs control records (the holdout, n_holdout > 0)")
-    members, control = data.members, data.non_members
+    members, control = data.members, data.holdout
     n = min(len(members), len(control))
     rng = np.random.default_rng([data.seed, _STREAM])
     if len(members) > n:

@@ -109,13 +109,14 @@ class GeneratorInHand:
 
 @dataclass(frozen=True)
 class MeasureInput:
-    """The frames of one synthetic dataset: members (train), non-members (holdout), the attacker's
-    auxiliary records (may be empty), the synthetic data, all with a `row_id` column; the schema;
+    """The frames of one synthetic dataset: members (train), the holdout (records of the same
+    population the generator never saw), the attacker's auxiliary records (may be empty), the
+    synthetic data, all with a `row_id` column; the schema;
     the size of the population the members were drawn from; the replicate seed; and the generator
     when the caller has it in hand (the steward's audit with --generator; None otherwise)."""
 
     members: pd.DataFrame
-    non_members: pd.DataFrame
+    holdout: pd.DataFrame
     aux: pd.DataFrame
     synthetic: pd.DataFrame
     schema: DatasetSchema

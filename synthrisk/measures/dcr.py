@@ -44,9 +44,9 @@ class Dcr(Measure):
     def run(self, data, settings, unit):
         from ..dcr import dcr
 
-        if data.non_members.empty:
+        if data.holdout.empty:
             raise NotApplicable("DCR needs holdout records (non-members) to compare with")
-        result = dcr(data.members, data.non_members, data.synthetic, data.schema, seed=data.seed,
+        result = dcr(data.members, data.holdout, data.synthetic, data.schema, seed=data.seed,
                      max_synthetic=settings.max_synthetic, permutations=settings.permutations)
         return MeasureResult(result.to_json(), result.records)
 

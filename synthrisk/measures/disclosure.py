@@ -87,7 +87,7 @@ class _Synthpop(Measure):
                 "use_keys_na": settings.use_keys_na}
 
     def run(self, data, settings, unit):
-        if data.non_members.empty:
+        if data.holdout.empty:
             raise NotApplicable("needs holdout records (n_holdout > 0) for the member excess")
         keys = list(settings.keys or data.schema.quasi_identifiers)
         unknown = [k for k in keys if k not in data.schema.columns]
@@ -97,7 +97,7 @@ class _Synthpop(Measure):
             raise NotApplicable("needs key variables (the schema's quasi-identifiers, or keys:)")
         targets = self.targets(data, settings)
         numeric = [c for c in dict.fromkeys([*keys, *[t for t in targets if t]]) if c not in data.schema.categorical]
-        frames, groups = group_columns({"members": data.members, "holdout": data.non_members,
+        frames, groups = group_columns({"members": data.members, "holdout": data.holdout,
                                         "synthetic": data.synthetic}, numeric, data.synthetic, settings.groups)
         members, holdout, synthetic = frames["members"], frames["holdout"], frames["synthetic"]
         real = pd.concat([members, holdout], ignore_index=True)

@@ -55,12 +55,12 @@ class Ensemble(Exposure):
         if settings.mode == "shadow" and data.generator is None:
             raise NotApplicable("needs the generator in hand to train on its refits (synthrisk audit --generator); "
                                 "mode split trains on a half of the records instead")
-        if data.non_members.empty:
+        if data.holdout.empty:
             raise NotApplicable("needs holdout records (records the generator never saw)")
         generator = data.generator
         aux = data.aux if data.aux is not None and len(data.aux) else None
         positions, scores, facts = ensemble_scores(
-            data.members, data.non_members, data.synthetic, data.schema, aux=aux, mode=settings.mode,
+            data.members, data.holdout, data.synthetic, data.schema, aux=aux, mode=settings.mode,
             spec=generator.spec if generator else None, name=generator.name if generator else None,
             refits=settings.refits, per_refit=settings.per_refit, seed=data.seed,
             progress=generator.progress if generator else None)
@@ -68,7 +68,7 @@ class Ensemble(Exposure):
         is_member = positions < m
         judged = judge_scores(scores[is_member], scores[~is_member], settings.fdr)
         ids = (data.members[ROW_ID].to_numpy()[positions[is_member]],
-               data.non_members[ROW_ID].to_numpy()[positions[~is_member] - m])
+               data.holdout[ROW_ID].to_numpy()[positions[~is_member] - m])
         summary = {"auc": judged.auc, "auc_p_value": judged.p_value, "auc_ci_low": judged.ci_low,
                    "auc_ci_high": judged.ci_high, "n_members": int(is_member.sum()),
                    "n_calibration": int((~is_member).sum()), "fdr": settings.fdr,

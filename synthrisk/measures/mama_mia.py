@@ -48,23 +48,23 @@ class MamaMia(Exposure):
         if data.generator is None or not mama_mia.is_mst(data.generator.spec):
             raise NotApplicable("needs the generator in hand, and that generator MST (a workflow's MST generators; "
                                 "synthrisk audit --generator mst --generator-config FILE)")
-        if data.non_members.empty:
+        if data.holdout.empty:
             raise NotApplicable("needs holdout records (records the generator never saw)")
         generator = mama_mia.mst_of(data.generator.spec, seed=data.seed)
         if generator.domain != "public":
             raise NotApplicable("MST with domain from_data reads its codes from the training records, so the attack "
                                 "cannot rebuild them (and the release is not DP)")
         columns = list(data.schema.columns)
-        frames = [data.members, data.non_members] + ([data.aux] if data.aux is not None and len(data.aux) else [])
+        frames = [data.members, data.holdout] + ([data.aux] if data.aux is not None and len(data.aux) else [])
         real = pd.concat([f[columns] for f in frames], ignore_index=True)
         weights = mama_mia.focal_points(data.generator.spec, real, data.schema, len(data.members), settings.runs,
                                         data.seed)
         focal = mama_mia.kept(weights, generator.epsilon)
         domain = generator.domain_columns(real, data.schema)
-        m, n = len(data.members), len(data.non_members)
+        m, n = len(data.members), len(data.holdout)
         scores = mama_mia.scores(real.iloc[: m + n], data.synthetic[columns], real, domain, focal)
         judged = judge_scores(scores[:m], scores[m:], settings.fdr)
-        ids = [f[ROW_ID].to_numpy() for f in (data.members, data.non_members)]
+        ids = [f[ROW_ID].to_numpy() for f in (data.members, data.holdout)]
         summary = {"auc": judged.auc, "auc_p_value": judged.p_value, "auc_ci_low": judged.ci_low,
                    "auc_ci_high": judged.ci_high, "n_members": m, "n_calibration": n, "fdr": settings.fdr,
                    "n_identified": int(judged.named.sum()), "min_named": judged.min_named,

@@ -64,7 +64,7 @@ class Rapid(Measure):
         key = self.unit_key(unit)
         # The holdout (records the generator never saw) separates member-specific inference from
         # population-level inference; without one the member excess is not available.
-        holdout = data.non_members if data.non_members is not None and len(data.non_members) else None
+        holdout = data.holdout if data.holdout is not None and len(data.holdout) else None
         if holdout is None and not settings.permutations:
             # Without a holdout the verdict is RAPID against its chance floor, which the permutations give.
             raise ConfigError("rapid: permutations 0 leaves RAPID untested against chance when no holdout is "

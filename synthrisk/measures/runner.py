@@ -56,7 +56,7 @@ def load_input(paths: dict, seed: int, generator: GeneratorInHand | None = None)
     from ..data import load_schema
 
     return MeasureInput(
-        members=read_table(paths["members"]), non_members=read_table(paths["non_members"]),
+        members=read_table(paths["members"]), holdout=read_table(paths["holdout"]),
         aux=read_table(paths["aux"]), synthetic=read_table(paths["synthetic"]),
         schema=load_schema(paths["schema"]),
         # The members were drawn from the rows of real.parquet (synthrisk.data.split): that table

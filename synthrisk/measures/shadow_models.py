@@ -63,11 +63,11 @@ class ShadowModels(Measure):
         if data.generator is None:
             raise NotApplicable("needs the generator that made the release, to refit it (synthrisk audit "
                                 "--generator NAME)")
-        if data.non_members.empty:
+        if data.holdout.empty:
             raise NotApplicable("needs holdout records (records the generator never saw)")
         aux = data.aux if data.aux is not None and len(data.aux) else None
         result = attack_release(
-            data.members, data.non_members, data.synthetic, data.schema, data.generator.spec,
+            data.members, data.holdout, data.synthetic, data.schema, data.generator.spec,
             name=data.generator.name, aux=aux, seed=data.seed, n_outliers=settings.n_outliers,
             n_random=settings.n_random, neighbours=settings.neighbours, shadow_datasets=settings.shadow_datasets,
             eval_datasets=settings.eval_datasets, n_trees=settings.n_trees,

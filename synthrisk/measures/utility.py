@@ -30,9 +30,9 @@ class Utility(Measure):
     def run(self, data, settings, unit):
         from ..utility import utility
 
-        if data.non_members.empty:
+        if data.holdout.empty:
             raise NotApplicable("ML efficacy is tested on holdout records (non-members); none were given")
-        result = utility(data.members, data.synthetic, data.non_members, data.schema, seed=data.seed)
+        result = utility(data.members, data.synthetic, data.holdout, data.schema, seed=data.seed)
         print(result.efficacy.to_string(index=False))
         print(result.fidelity)
         return MeasureResult(result.to_json(), result.efficacy)

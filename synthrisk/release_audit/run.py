@@ -70,7 +70,7 @@ def audit_measures(policy=None, shadow_fits: int | None = None, generator=None) 
 
 def measure_input(data: AuditInput, seed: int = SEED, generator=None) -> MeasureInput:
     return MeasureInput(generator=generator,
-        members=data.members, non_members=data.holdout,
+        members=data.members, holdout=data.holdout,
         aux=data.aux if data.aux is not None else data.holdout.iloc[:0], synthetic=data.synthetic,
         schema=data.schema,
         # The members, the holdout and the auxiliary records are taken as the population the members

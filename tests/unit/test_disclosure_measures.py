@@ -30,7 +30,7 @@ SCHEMA = DatasetSchema.infer(_population(np.random.default_rng(0), 100), sensiti
 def _input(members, holdout, synthetic, seed=0) -> MeasureInput:
     members = members.reset_index(drop=True).assign(**{ROW_ID: np.arange(len(members))})
     holdout = holdout.reset_index(drop=True).assign(**{ROW_ID: len(members) + np.arange(len(holdout))})
-    return MeasureInput(members=members, non_members=holdout, aux=holdout.iloc[:0],
+    return MeasureInput(members=members, holdout=holdout, aux=holdout.iloc[:0],
                         synthetic=synthetic.reset_index(drop=True).assign(**{ROW_ID: np.arange(len(synthetic))}),
                         schema=SCHEMA, population_size=10 * len(members), seed=seed)
 
@@ -58,7 +58,7 @@ def test_the_flags_are_the_record_by_record_count_over_the_real_records():
     for name in ("repu", "disco"):
         m = measure(name)
         result = m.run(data, m.settings({"groups": 0}), None)
-        real = pd.concat([data.members, data.non_members], ignore_index=True)
+        real = pd.concat([data.members, data.holdout], ignore_index=True)
         key = real[["a", "b", "age"]].astype(str).agg("|".join, axis=1)
         syn_key = data.synthetic[["a", "b", "age"]].astype(str).agg("|".join, axis=1)
         if name == "repu":

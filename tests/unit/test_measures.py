@@ -18,7 +18,7 @@ def _frames(tmp_path, generator_status="ok"):
     real = load_dataset(schema).head(300).reset_index(drop=True)
     real.insert(0, "row_id", range(len(real)))
     paths = {}
-    for name, part in (("members", real.iloc[:100]), ("non_members", real.iloc[100:200]), ("aux", real.iloc[200:]),
+    for name, part in (("members", real.iloc[:100]), ("holdout", real.iloc[100:200]), ("aux", real.iloc[200:]),
                        ("real", real), ("synthetic", real.iloc[:100].drop(columns="row_id"))):
         paths[name] = tmp_path / f"{name}.parquet"
         write_table(part, paths[name])
@@ -132,11 +132,11 @@ def test_an_upstream_generator_failure_is_passed_on(tmp_path):
 
 
 @pytest.mark.parametrize("name, empty, reason", [
-    ("dcr", "non_members", "holdout"),
+    ("dcr", "holdout", "holdout"),
     ("domias", "aux", "auxiliary records"),
-    ("singling_out", "non_members", "control records"),
-    ("linkability", "non_members", "control records"),
-    ("inference", "non_members", "control records"),
+    ("singling_out", "holdout", "control records"),
+    ("linkability", "holdout", "control records"),
+    ("inference", "holdout", "control records"),
 ])
 def test_a_measure_without_its_input_is_skipped_with_the_reason(tmp_path, name, empty, reason):
     from synthrisk.measures import measure
@@ -160,7 +160,7 @@ def test_linkability_with_one_quasi_identifier_is_skipped(tmp_path):
     paths = _frames(tmp_path)
     from synthrisk.io import read_table
 
-    frames = {k: read_table(paths[k]) for k in ("members", "non_members", "aux", "synthetic")}
+    frames = {k: read_table(paths[k]) for k in ("members", "holdout", "aux", "synthetic")}
     data = MeasureInput(**frames, schema=one, population_size=300, seed=0)
     with pytest.raises(NotApplicable, match="quasi"):
         measure("linkability").run(data, measure("linkability").settings({}), None)

@@ -207,11 +207,11 @@ def test_the_measure_passes_the_holdout(population, sim_schema):
     m = measure("rapid")
     settings = m.settings({"attackers": ["logit"], "permutations": 19, "null_refits": 0})
     synthetic = others.assign(row_id=np.arange(len(others)))
-    data = MeasureInput(members=members, non_members=holdout, aux=members.iloc[:0], synthetic=synthetic,
+    data = MeasureInput(members=members, holdout=holdout, aux=members.iloc[:0], synthetic=synthetic,
                         schema=sim_schema, population_size=4000, seed=0)
     result = m.run(data, settings, "logit-y_cat")
     assert result.summary["n_holdout"] == 1000 and result.summary["member_excess"] is not None
     assert "member excess" in m.log_line(result)
     assert set(result.records.columns) == {"row_id", "score", "at_risk"} and len(result.records) == 1000
-    alone = m.run(MeasureInput(**{**data.__dict__, "non_members": holdout.iloc[:0]}), settings, "logit-y_cat")
+    alone = m.run(MeasureInput(**{**data.__dict__, "holdout": holdout.iloc[:0]}), settings, "logit-y_cat")
     assert alone.summary["member_excess"] is None and alone.summary["rapid"] == result.summary["rapid"]

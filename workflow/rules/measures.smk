@@ -8,7 +8,7 @@
 
 MEASURE_INPUTS = {
     "members": "results/data/{dataset}/seed{seed}/train.parquet",
-    "non_members": "results/data/{dataset}/seed{seed}/holdout.parquet",
+    "holdout": "results/data/{dataset}/seed{seed}/holdout.parquet",
     "aux": "results/data/{dataset}/seed{seed}/aux.parquet",
     # the population the members were drawn from: its row count sets the El Emam member share
     "real": "results/data/{dataset}/real.parquet",
