@@ -104,7 +104,7 @@ def replicate(design, rep: int, coarse: bool, leak: float, permutations: int) ->
     copies = int(round(leak * n_s))
     if copies:
         synthetic.iloc[:copies] = members.iloc[rng.choice(n_m, copies, replace=copies > n_m)].to_numpy()
-    return dcr(members, holdout, synthetic, SCHEMA, seed=rep, permutations=permutations).to_json()
+    return dcr(members, synthetic, holdout, schema=SCHEMA, seed=rep, permutations=permutations).to_json()
 
 
 def summarise(runs: list[dict]) -> dict:
@@ -152,7 +152,8 @@ def main() -> None:
         frames = [population(n, rng, True) for _ in range(3)]
         for permutations in (1, args.permutations):
             start = time.perf_counter()
-            out = dcr(*frames, SCHEMA, seed=0, permutations=permutations).to_json()
+            members, holdout, synthetic = frames
+            out = dcr(members, synthetic, holdout, schema=SCHEMA, seed=0, permutations=permutations).to_json()
             print(f"dcr() at {n:,} x {n:,} x {n:,}, B = {permutations}: {time.perf_counter() - start:.2f} s "
                   f"(share {out['share_closer_to_member']:.4f}, p {out['p_value_one_sided']:.3g}, "
                   f"nearest_real {out['nearest_real']})", flush=True)

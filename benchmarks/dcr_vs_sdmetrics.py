@@ -5,7 +5,7 @@ For each size n: n members and min(n, 48,842 - n) holdout records drawn at rando
 (`split_real`, seed 0), `cart` fitted on the members (not timed), n synthetic records.
 
 Timed, each on the same frames:
-  synthrisk  `dcr(members, holdout, synthetic)`: two exact 2-nearest searches (members, holdout),
+  synthrisk  `dcr(members, synthetic, holdout)`: two exact 2-nearest searches (members, holdout),
              share closer to members with interval and test, NNDR, exact copies;
   SDMetrics  `DCROverfittingProtection.compute_breakdown(...)` (sdmetrics 0.32.0, pinned in the main
              environment), in a child process whose address space is capped with
@@ -149,7 +149,7 @@ def main() -> None:
 
     schema = load_schema(ROOT / "config/datasets/adult.yaml")
     adult = load_dataset(schema)
-    dcr(adult.iloc[:50], adult.iloc[50:100], adult.iloc[100:150], schema)  # load the compiled kernels
+    dcr(adult.iloc[:50], adult.iloc[100:150], adult.iloc[50:100], schema=schema)  # load the compiled kernels
     rows = []
     for n in args.sizes:
         n_holdout = min(n, len(adult) - n)
@@ -158,7 +158,7 @@ def main() -> None:
         synthetic = make_generator({"backend": "cart"}, seed=args.seed).fit(
             members.drop(columns="row_id"), schema).sample(n, args.seed)
         start = time.perf_counter()
-        ours = dcr(members, holdout, synthetic, schema, seed=args.seed)
+        ours = dcr(members, synthetic, holdout, schema=schema, seed=args.seed)
         ours_seconds = time.perf_counter() - start
         summary = ours.to_json()
         compared = members

@@ -119,7 +119,7 @@ def main() -> None:
     adult = load_dataset(schema)
     python = synthcity_python(args.synthcity_python)
     part = adult.iloc[:300]
-    domias(part.iloc[:100], part.iloc[100:200], part.iloc[200:], part, schema, member_share="all")  # compile
+    domias(part.iloc[:100], part, part.iloc[100:200], aux=part.iloc[200:], schema=schema, member_share="all")  # compile
     rows = []
     for n in args.sizes:
         rest = min(n, (len(adult) - n) // 2)
@@ -128,7 +128,7 @@ def main() -> None:
         synthetic = make_generator({"backend": "cart"}, seed=args.seed).fit(
             members.drop(columns="row_id"), schema).sample(n, args.seed)
         start = time.perf_counter()
-        ours = domias(members, holdout, aux, synthetic, schema, population_size=len(adult), seed=args.seed)
+        ours = domias(members, synthetic, holdout, aux=aux, schema=schema, population_size=len(adult), seed=args.seed)
         ours_seconds = time.perf_counter() - start
         summary = ours.to_json()
         # the same attack set and reference sample, as domias built them

@@ -49,7 +49,7 @@ def replicate(dataset: str, n: int, n_aux: int, shares: list[float], seed: int,
         copied = int(round(share * n))
         if copied:
             release.iloc[:copied] = members.iloc[:copied][release.columns].to_numpy()
-        result = exposure(members, holdout, release, population.schema, aux=aux, fdr=rates[0])
+        result = exposure(members, release, holdout, schema=population.schema, aux=aux, fdr=rates[0])
         p_values = result.records.loc[result.records["member"] == 1, "p_value"].to_numpy()
         for rate in rates:  # the same members' p-values, named at each rate
             positions = np.flatnonzero(benjamini_hochberg(p_values, rate))  # members in their order

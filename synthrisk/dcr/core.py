@@ -281,7 +281,7 @@ def _positive_int(value, name: str, allow_none: bool) -> None:
                           f"got {value}")
 
 
-def dcr(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
+def dcr(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
         seed: int = 0, max_synthetic: int | None = DEFAULT_MAX_SYNTHETIC,
         permutations: int = DEFAULT_PERMUTATIONS) -> DcrResult:
     """DCR share, permutation test and interval, DCR quantiles, NNDR and exact copies (module docstring).

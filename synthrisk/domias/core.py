@@ -260,14 +260,14 @@ def _ids(frame: pd.DataFrame) -> np.ndarray:
     return frame[ROW_ID].to_numpy() if ROW_ID in frame.columns else np.arange(len(frame))
 
 
-def domias(members: pd.DataFrame, non_members: pd.DataFrame, aux: pd.DataFrame, synthetic: pd.DataFrame,
-           schema: DatasetSchema, population_size: int | None = None,
-           member_share: float | str | None = "sampling_fraction", seed: int = 0, *,
+def domias(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
+           aux: pd.DataFrame, population_size: int | None = None,
+           member_share: float | str | None = "sampling_fraction", seed: int = 0,
            aux_member_fraction: float | None = None, bandwidth: float | str = "scott",
            min_attack_members: int = DEFAULT_MIN_ATTACK_MEMBERS) -> DomiasResult:
     """DOMIAS on the attack set of synthrisk.mia (module docstring).
 
-    `members`: the generator's training records; `non_members`: holdout records of the same
+    `members`: the generator's training records; `holdout`: holdout records of the same
     population; `aux`: the attacker's population sample (non-members; required); `synthetic`: the
     generator's output. `member_share` and `population_size` as in `resolve_member_share`
     (default: El Emam et al.'s sampling fraction n_members / population_size, which needs
@@ -285,7 +285,7 @@ def domias(members: pd.DataFrame, non_members: pd.DataFrame, aux: pd.DataFrame, 
     if min_attack_members < 2:
         raise ConfigError(f"min_attack_members must be at least 2, got {min_attack_members}")
     typed = {name: _conform(frame, schema, name) for name, frame in
-             (("members", members), ("non_members", non_members), ("aux", aux), ("synthetic", synthetic))}
+             (("members", members), ("holdout", holdout), ("aux", aux), ("synthetic", synthetic))}
     target, share_rule = resolve_member_share(member_share, len(typed["members"]), population_size)
     if aux_member_fraction is None:
         aux_member_fraction = len(typed["members"]) / population_size if population_size else 0.0
@@ -293,7 +293,7 @@ def domias(members: pd.DataFrame, non_members: pd.DataFrame, aux: pd.DataFrame, 
         raise ConfigError(f"aux_member_fraction must lie in [0, 1), got {aux_member_fraction}")
     n_aux = len(typed["aux"])
     wanted = round(aux_member_fraction * n_aux)
-    plan = plan_attack_set(len(typed["members"]), len(typed["non_members"]), target, wanted, min_attack_members)
+    plan = plan_attack_set(len(typed["members"]), len(typed["holdout"]), target, wanted, min_attack_members)
     for note in plan.notes:
         warnings.warn(f"domias: {note}", stacklevel=2)
     # The draw of synthrisk.mia.membership_attack (same stream): equal plans give equal attack sets.
@@ -301,15 +301,15 @@ def domias(members: pd.DataFrame, non_members: pd.DataFrame, aux: pd.DataFrame, 
     order = rng.permutation(len(typed["members"]))
     aux_pos = np.sort(order[:plan.n_aux_members])
     member_pos = np.sort(order[plan.n_aux_members:plan.n_aux_members + plan.n_members])
-    non_pos = np.sort(rng.permutation(len(typed["non_members"]))[:plan.n_non_members])
+    non_pos = np.sort(rng.permutation(len(typed["holdout"]))[:plan.n_non_members])
 
-    real = pd.concat([typed["members"], typed["non_members"], typed["aux"]], ignore_index=True)
+    real = pd.concat([typed["members"], typed["holdout"], typed["aux"]], ignore_index=True)
     unknown = schema.unknown_level_shares(real, typed["synthetic"], what="synthetic", reference="real records")
     encoding = MixedEncoding.fit([real, typed["synthetic"]], schema)
     # As membership_attack's aux set: n_aux records, of which the aux members replace the last aux rows.
     reference = pd.concat([typed["members"].iloc[aux_pos], typed["aux"].iloc[:n_aux - plan.n_aux_members]],
                           ignore_index=True)
-    attack = pd.concat([typed["members"].iloc[member_pos], typed["non_members"].iloc[non_pos]], ignore_index=True)
+    attack = pd.concat([typed["members"].iloc[member_pos], typed["holdout"].iloc[non_pos]], ignore_index=True)
     y = np.concatenate([np.ones(len(member_pos), int), np.zeros(len(non_pos), int)])
     if y.sum() == 0 or y.sum() == len(y):
         raise DataError("domias: the attack set needs members and non-members")
@@ -321,7 +321,7 @@ def domias(members: pd.DataFrame, non_members: pd.DataFrame, aux: pd.DataFrame, 
     metrics = score_metrics(y, score)
     ablation = {k: v for k, v in score_metrics(y, log_syn).items() if k != "roc"}
 
-    ids_m, ids_nm = _ids(members), _ids(non_members)
+    ids_m, ids_nm = _ids(members), _ids(holdout)
     records = pd.DataFrame({ROW_ID: np.concatenate([ids_m[member_pos], ids_nm[non_pos]]), "member": y,
                             "score": score, "log_p_synthetic": log_syn, "log_p_reference": log_ref})
     summary = {
@@ -337,7 +337,7 @@ def domias(members: pd.DataFrame, non_members: pd.DataFrame, aux: pd.DataFrame, 
         "n_attack": len(y), "member_share": float(y.mean()), "member_share_target": target,
         "member_share_rule": share_rule, "population_size": population_size,
         "min_attack_members": int(min_attack_members),
-        "n_members_available": len(typed["members"]), "n_non_members_available": len(typed["non_members"]),
+        "n_members_available": len(typed["members"]), "n_non_members_available": len(typed["holdout"]),
         "n_aux": n_aux, "n_aux_members": int(plan.n_aux_members),
         "aux_member_share": float(plan.n_aux_members / n_aux),
         "aux_members_disjoint_from_attack_set": True, "design_notes": list(plan.notes),

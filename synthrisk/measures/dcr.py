@@ -46,7 +46,7 @@ class Dcr(Measure):
 
         if data.holdout.empty:
             raise NotApplicable("DCR needs holdout records (non-members) to compare with")
-        result = dcr(data.members, data.holdout, data.synthetic, data.schema, seed=data.seed,
+        result = dcr(data.members, data.synthetic, data.holdout, schema=data.schema, seed=data.seed,
                      max_synthetic=settings.max_synthetic, permutations=settings.permutations)
         return MeasureResult(result.to_json(), result.records)
 

@@ -56,7 +56,7 @@ class Domias(Measure):
 
         if data.aux.empty:
             raise NotApplicable("DOMIAS needs the attacker's auxiliary records (n_aux > 0) for its reference density")
-        result = domias(data.members, data.holdout, data.aux, data.synthetic, data.schema,
+        result = domias(data.members, data.synthetic, data.holdout, schema=data.schema, aux=data.aux,
                         population_size=data.population_size, member_share=settings.member_share, seed=data.seed,
                         aux_member_fraction=settings.aux_member_fraction, bandwidth=settings.bandwidth,
                         min_attack_members=settings.min_attack_members)

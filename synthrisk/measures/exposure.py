@@ -49,7 +49,7 @@ class Exposure(Measure):
         if data.holdout.empty:
             raise NotApplicable("per-person evidence needs holdout records (records the generator never saw)")
         aux = data.aux if data.aux is not None and len(data.aux) else None
-        result = exposure(data.members, data.holdout, data.synthetic, data.schema, aux=aux, fdr=settings.fdr)
+        result = exposure(data.members, data.synthetic, data.holdout, schema=data.schema, aux=aux, fdr=settings.fdr)
         return MeasureResult(result.to_json(), result.records)
 
     def log_line(self, result) -> str:

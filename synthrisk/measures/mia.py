@@ -67,7 +67,7 @@ class Mia(Measure):
             raise NotApplicable("membership inference needs holdout records (non-members) to tell members from")
         aux = data.aux if len(data.aux) else None
         result = membership_attack(
-            data.members, data.holdout, data.synthetic, data.schema, aux=aux, realistic=aux is not None,
+            data.members, data.synthetic, data.holdout, schema=data.schema, aux=aux, realistic=aux is not None,
             aux_member_fraction=settings.aux_member_fraction, seed=data.seed, thresholds=settings.thresholds,
             member_share=settings.member_share, population_size=data.population_size,
             min_attack_members=settings.min_attack_members, max_attack=settings.max_attack)

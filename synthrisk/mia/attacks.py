@@ -236,7 +236,7 @@ def method1_label_free_tau(d_attack, d_reference, member_share: float, threshold
 
 
 def membership_attack(
-    members: pd.DataFrame, non_members: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
+    members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
     aux: pd.DataFrame | None = None, aux_member_fraction: float = MiaSettings.aux_member_fraction,
     thresholds=DEFAULT_THRESHOLDS, prior: float | None = None, seed: int = 0, realistic: bool = True,
     folds: int = 5, member_share: float | str | None = None, population_size: int | None = None,
@@ -245,7 +245,8 @@ def membership_attack(
     """Attack set = members + non-members at a set member share; distances to the nearest
     synthetic record.
 
-    `members` are all training records, `non_members` held-out records of the same population.
+    `members` are all training records, `holdout` held-out records of the same population (the
+    attack's non-members).
     `member_share` sets the attack set's share of members (see `resolve_member_share`; with
     `population_size` given the default is El Emam et al.'s sampling fraction
     len(members) / population_size); members or non-members are subsampled with `seed` to reach it.
@@ -276,7 +277,7 @@ def membership_attack(
         raise ConfigError(f"max_attack must be an integer >= 4 or null (no cap), got {max_attack}")
     if realistic and aux is None:
         raise ConfigError("the realistic attack needs an auxiliary set (--aux / n_aux > 0)")
-    frames = {"members": members, "non-members": non_members, "synthetic": synthetic}
+    frames = {"members": members, "non-members": holdout, "synthetic": synthetic}
     if aux is not None and len(aux):
         frames["aux"] = aux
     typed = _check(frames, schema)
@@ -287,7 +288,7 @@ def membership_attack(
     target, share_rule = resolve_member_share(member_share, len(members), population_size)
 
     n_aux = len(typed["aux"]) if realistic else 0
-    plan = plan_attack_set(len(members), len(non_members), target, int(round(aux_member_fraction * n_aux)),
+    plan = plan_attack_set(len(members), len(holdout), target, int(round(aux_member_fraction * n_aux)),
                            min_attack_members, max_attack)
     for note in plan.notes:
         warnings.warn(f"membership attack: {note}", stacklevel=2)
@@ -295,7 +296,7 @@ def membership_attack(
     order = rng.permutation(len(members))
     aux_pos = np.sort(order[:plan.n_aux_members])
     member_pos = np.sort(order[plan.n_aux_members:plan.n_aux_members + plan.n_members])
-    non_pos = np.sort(rng.permutation(len(non_members))[:plan.n_non_members])
+    non_pos = np.sort(rng.permutation(len(holdout))[:plan.n_non_members])
 
     real = pd.concat([typed["members"], typed["non-members"]] + ([typed["aux"]] if has_aux else []),
                      ignore_index=True)
@@ -360,7 +361,7 @@ def membership_attack(
     baseline_oracle = {**best_baseline, "tau_rule": ORACLE_RULE}
 
     ids_m = members[ROW_ID].to_numpy() if ROW_ID in members else np.arange(len(members))
-    ids_nm = non_members[ROW_ID].to_numpy() if ROW_ID in non_members else np.arange(len(non_members))
+    ids_nm = holdout[ROW_ID].to_numpy() if ROW_ID in holdout else np.arange(len(holdout))
     records = pd.DataFrame({ROW_ID: np.concatenate([ids_m[member_pos], ids_nm[non_pos]]), "member": y,
                             "distance": d, "nearest_synthetic": np.concatenate([i_m, i_nm]),
                             "p_member_true": p_true})
@@ -369,7 +370,7 @@ def membership_attack(
     summary = {"n_attack": int(len(y)), "member_share": share,
                "member_share_target": target, "member_share_rule": share_rule,
                "population_size": population_size, "min_attack_members": int(min_attack_members),
-               "n_members_available": int(len(members)), "n_non_members_available": int(len(non_members)),
+               "n_members_available": int(len(members)), "n_non_members_available": int(len(holdout)),
                "n_aux": int(n_aux), "n_aux_members": int(plan.n_aux_members),
                "aux_member_share": float(plan.n_aux_members / n_aux) if n_aux else None,
                "aux_members_disjoint_from_attack_set": True,

@@ -48,8 +48,8 @@ def run(args) -> dict:
     thresholds = args.thresholds or DEFAULT_THRESHOLDS
     share = args.member_share
     result = membership_attack(
-        read_table(args.members), read_table(args.non_members), read_table(args.synthetic),
-        load_schema(args.schema), aux=read_table(args.aux) if args.aux else None,
+        read_table(args.members), read_table(args.synthetic), read_table(args.non_members),
+        schema=load_schema(args.schema), aux=read_table(args.aux) if args.aux else None,
         aux_member_fraction=args.aux_member_fraction, thresholds=thresholds, prior=args.prior,
         seed=args.seed, realistic=args.aux is not None, member_share=share,
         population_size=args.population_size, min_attack_members=args.min_attack_members,

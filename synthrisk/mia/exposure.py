@@ -132,7 +132,7 @@ def _ids(frame: pd.DataFrame) -> np.ndarray:
     return frame[ROW_ID].to_numpy() if ROW_ID in frame else np.arange(len(frame))
 
 
-def exposure(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
+def exposure(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
              aux: pd.DataFrame | None = None, fdr: float = 0.045) -> ExposureResult:
     """Score every member and holdout record (the auxiliary records, when given, join the real records
     each score is measured against), give each member its conformal p-value against the holdout's

@@ -63,7 +63,7 @@ def test_two_nearest_with_one_reference(mixed, mixed_schema):
 
 def test_identity_copies_are_closer_to_members(adult_parts, adult_schema):
     syn = synthetic_from(adult_parts, adult_schema, "identity")
-    result = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema)
+    result = dcr(adult_parts["train"], syn, adult_parts["holdout"], schema=adult_schema)
     out = result.to_json()
     assert out["exact_copies_member"] == len(syn) == out["n_synthetic"]
     assert out["exact_copies_holdout"] < 0.05 * len(syn)  # Adult's duplicate records only
@@ -80,7 +80,7 @@ def test_identity_copies_are_closer_to_members(adult_parts, adult_schema):
 
 def test_independent_is_at_one_half(adult_parts, adult_schema):
     syn = synthetic_from(adult_parts, adult_schema, "independent")
-    out = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema).to_json()
+    out = dcr(adult_parts["train"], syn, adult_parts["holdout"], schema=adult_schema).to_json()
     low, high = out["share_interval"]["low"], out["share_interval"]["high"]
     assert low <= 0.5 <= high and high - low < 0.07
     assert abs(out["share_closer_to_member"] - 0.5) < 0.03
@@ -95,7 +95,7 @@ def test_independent_is_at_one_half(adult_parts, adult_schema):
 
 def test_cart_is_between(adult_parts, adult_schema):
     syn = synthetic_from(adult_parts, adult_schema, "cart")
-    out = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema).to_json()
+    out = dcr(adult_parts["train"], syn, adult_parts["holdout"], schema=adult_schema).to_json()
     assert 0.55 < out["share_closer_to_member"] < 0.95 and out["p_value_one_sided"] == 1 / 1000
     assert out["p_value_sign_test"] < 1e-6 and out["permutations"] == 999
     assert out["exact_copies_member"] > out["exact_copies_holdout"]
@@ -106,7 +106,7 @@ def test_larger_member_set_is_subsampled_to_stay_fair(adult, adult_schema):
     the independent generator's records closer to the members; the equal-size subsample does not."""
     parts = split_real(adult, 6000, 2000, 0, seed=4)
     syn = synthetic_from(parts, adult_schema, "independent", n=3000)
-    result = dcr(parts["train"], parts["holdout"], syn, adult_schema, seed=1)
+    result = dcr(parts["train"], syn, parts["holdout"], schema=adult_schema, seed=1)
     out = result.to_json()
     assert out["subsampled"] == "members" and out["n_compared"] == 2000
     assert out["share_interval"]["low"] <= 0.5 <= out["share_interval"]["high"]
@@ -121,7 +121,7 @@ def test_larger_member_set_is_subsampled_to_stay_fair(adult, adult_schema):
 
 def test_exact_copy_flags_match_zero_distances(adult_parts, adult_schema):
     syn = synthetic_from(adult_parts, adult_schema, "cart")
-    records = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema).records
+    records = dcr(adult_parts["train"], syn, adult_parts["holdout"], schema=adult_schema).records
     np.testing.assert_array_equal(records.exact_copy_member, records.distance_member == 0)
     np.testing.assert_array_equal(records.exact_copy_holdout, records.distance_holdout == 0)
     assert records.exact_copy_member.sum() > 0
@@ -131,9 +131,9 @@ def test_exact_copy_flags_match_zero_distances(adult_parts, adult_schema):
 def test_deterministic_and_plain_json(adult, adult_schema):
     parts = split_real(adult, 1500, 1000, 0, seed=5)
     syn = synthetic_from(parts, adult_schema, "cart", n=1200)
-    a = dcr(parts["train"], parts["holdout"], syn, adult_schema, seed=7)
-    b = dcr(parts["train"], parts["holdout"], syn, adult_schema, seed=7)
-    c = dcr(parts["train"], parts["holdout"], syn, adult_schema, seed=8)
+    a = dcr(parts["train"], syn, parts["holdout"], schema=adult_schema, seed=7)
+    b = dcr(parts["train"], syn, parts["holdout"], schema=adult_schema, seed=7)
+    c = dcr(parts["train"], syn, parts["holdout"], schema=adult_schema, seed=8)
     assert a.to_json() == b.to_json()
     pd.testing.assert_frame_equal(a.records, b.records)
     assert not a.records.nearest_member.equals(c.records.nearest_member)  # another member subsample
@@ -141,22 +141,22 @@ def test_deterministic_and_plain_json(adult, adult_schema):
 
 
 def test_missing_values(mixed, mixed_schema):
-    out = dcr(mixed.iloc[:150], mixed.iloc[150:300], mixed.iloc[300:], mixed_schema).to_json()
+    out = dcr(mixed.iloc[:150], mixed.iloc[300:], mixed.iloc[150:300], schema=mixed_schema).to_json()
     assert 0 <= out["share_closer_to_member"] <= 1 and np.isfinite(out["dcr_member"]["mean"])
 
 
 def test_bad_inputs(adult_parts, adult_schema):
     m, h = adult_parts["train"].iloc[:50], adult_parts["holdout"].iloc[:50]
     with pytest.raises(DataError, match=r"dcr: holdout has 0 record\(s\)"):
-        dcr(m, h.iloc[:0], m, adult_schema)
+        dcr(m, m, h.iloc[:0], schema=adult_schema)
     with pytest.raises(DataError, match=r"dcr: members has 1 record\(s\).*at least 2"):
-        dcr(m.iloc[:1], h, m, adult_schema)
+        dcr(m.iloc[:1], m, h, schema=adult_schema)
     with pytest.raises(DataError, match="dcr: holdout is None"):
-        dcr(m, None, m, adult_schema)
+        dcr(m, m, None, schema=adult_schema)
     with pytest.raises(DataError, match="dcr: synthetic has 0 record"):
-        dcr(m, h, m.iloc[:0], adult_schema)
+        dcr(m, m.iloc[:0], h, schema=adult_schema)
     with pytest.raises(SchemaError, match=r"synthetic: column\(s\) \['age'\]"):
-        dcr(m, h, m.drop(columns="age"), adult_schema)
+        dcr(m, m.drop(columns="age"), h, schema=adult_schema)
 
 
 def test_synthetic_cap_searches_a_sample_and_counts_copies_over_all(adult_parts, adult_schema):
@@ -164,10 +164,10 @@ def test_synthetic_cap_searches_a_sample_and_counts_copies_over_all(adult_parts,
     seeded sample of synthetic records, each with the distances it has in the full run; exact copies
     are counted over every synthetic record; at the cap nothing changes."""
     syn = synthetic_from(adult_parts, adult_schema, "cart")
-    full = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema, seed=2, max_synthetic=None)
-    at_cap = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema, seed=2, max_synthetic=2000)
+    full = dcr(adult_parts["train"], syn, adult_parts["holdout"], schema=adult_schema, seed=2, max_synthetic=None)
+    at_cap = dcr(adult_parts["train"], syn, adult_parts["holdout"], schema=adult_schema, seed=2, max_synthetic=2000)
     assert {**at_cap.to_json(), "max_synthetic": None} == full.to_json() and full.to_json()["subsample_note"] is None
-    capped = dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema, seed=2, max_synthetic=500)
+    capped = dcr(adult_parts["train"], syn, adult_parts["holdout"], schema=adult_schema, seed=2, max_synthetic=500)
     out, records = capped.to_json(), capped.records
     assert out["n_synthetic"] == len(records) == 500 and out["n_synthetic_total"] == 2000 and out["capped"]
     assert "500 of the 2,000 synthetic records" in out["subsample_note"]
@@ -177,7 +177,7 @@ def test_synthetic_cap_searches_a_sample_and_counts_copies_over_all(adult_parts,
     assert out["share_interval"]["high"] - out["share_interval"]["low"] > \
         full.to_json()["share_interval"]["high"] - full.to_json()["share_interval"]["low"]
     with pytest.raises(ConfigError, match="max_synthetic"):
-        dcr(adult_parts["train"], adult_parts["holdout"], syn, adult_schema, max_synthetic=0)
+        dcr(adult_parts["train"], syn, adult_parts["holdout"], schema=adult_schema, max_synthetic=0)
 
 
 # --- the permutation test (issue #26) -------------------------------------------------------------
@@ -222,7 +222,7 @@ def test_tie_sets_give_the_share_under_every_labelling(data, mixed, mixed_schema
     ties = nearest_ties(*q, *r, space.n_columns)
     assert ties.n_saturated == 0 and ties.n_tied >= (2 if data == "mixed" else 10)
     np.testing.assert_array_equal(ties.scores(np.vstack([truth, labels])[:, ties.pooled]), exact)
-    out = dcr(members, holdout, syn, schema).to_json()
+    out = dcr(members, syn, holdout, schema=schema).to_json()
     assert exact[0] == 2 * out["n_closer_to_member"] + out["n_ties"]
     assert out["nearest_real"] == {"distinct": len(ties.pooled), "tied": ties.n_tied, "saturated": 0}
 
@@ -249,12 +249,12 @@ def test_permutations_draw_uniform_labellings():
 
 def test_permutation_setting(mixed, mixed_schema):
     members, holdout, syn = mixed.iloc[:150], mixed.iloc[150:300], mixed.iloc[300:]
-    out = dcr(members, holdout, syn, mixed_schema, permutations=99).to_json()
+    out = dcr(members, syn, holdout, schema=mixed_schema, permutations=99).to_json()
     assert out["permutations"] == 99 and round(out["p_value_one_sided"] * 100) == out["p_value_one_sided"] * 100
     assert "permutation" in out["test"] and "relabellings" in out["share_interval"]["method"]
     for bad in (0, -1, 2.5, True, "9"):
         with pytest.raises(ConfigError, match="permutations"):
-            dcr(members, holdout, syn, mixed_schema, permutations=bad)
+            dcr(members, syn, holdout, schema=mixed_schema, permutations=bad)
     from synthrisk.measures import measure
 
     assert measure("dcr").settings({}).permutations == 999
@@ -271,7 +271,7 @@ def _null_runs(sizes, reps, leak=0.0):
         copies = int(leak * n_s)
         if copies:
             syn.iloc[:copies] = members.iloc[rng.choice(n_m, copies, replace=False)].to_numpy()
-        runs.append(dcr(members, holdout, syn, POPULATION, seed=rep, permutations=199).to_json())
+        runs.append(dcr(members, syn, holdout, schema=POPULATION, seed=rep, permutations=199).to_json())
     return runs
 
 

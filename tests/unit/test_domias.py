@@ -99,12 +99,13 @@ def test_density_by_its_definition_with_missing_values(mixed, mixed_schema):
 
 
 def test_identity_is_detected_and_independent_is_chance(adult_parts, adult_schema):
-    args = (adult_parts["train"], adult_parts["holdout"], adult_parts["aux"])
-    identity = domias(*args, synthetic_from(adult_parts, adult_schema, "identity"), adult_schema, member_share=0.5)
+    train, holdout, aux = adult_parts["train"], adult_parts["holdout"], adult_parts["aux"]
+    identity = domias(train, synthetic_from(adult_parts, adult_schema, "identity"), holdout, schema=adult_schema,
+                      aux=aux, member_share=0.5)
     assert identity.auc > 0.7, identity.auc
     assert identity.to_json()["tpr_at_fpr"]["1e-02"] > 0.05
-    independent = domias(*args, synthetic_from(adult_parts, adult_schema, "independent"), adult_schema,
-                         member_share=0.5)
+    independent = domias(train, synthetic_from(adult_parts, adult_schema, "independent"), holdout,
+                         schema=adult_schema, aux=aux, member_share=0.5)
     n_m, n_nm = independent.summary["n_members"], independent.summary["n_non_members"]
     se = math.sqrt((n_m + n_nm + 1) / (12 * n_m * n_nm))  # AUC's standard error under the null
     assert abs(independent.auc - 0.5) < 4 * se, independent.auc
@@ -115,10 +116,10 @@ def test_attack_set_design_is_the_kde_attacks(adult_parts, adult_schema, adult):
     """At El Emam's share, with the KDE attack's aux composition, both attacks score the same records
     and draw the same aux members, none of them scored."""
     syn = synthetic_from(adult_parts, adult_schema, "cart")
-    args = (adult_parts["train"], adult_parts["holdout"])
-    ours = domias(*args, adult_parts["aux"], syn, adult_schema, population_size=len(adult), seed=2,
+    train, holdout, aux = adult_parts["train"], adult_parts["holdout"], adult_parts["aux"]
+    ours = domias(train, syn, holdout, schema=adult_schema, aux=aux, population_size=len(adult), seed=2,
                   aux_member_fraction=0.5)
-    kde = membership_attack(*args, syn, adult_schema, aux=adult_parts["aux"], seed=2,
+    kde = membership_attack(train, syn, holdout, schema=adult_schema, aux=aux, seed=2,
                             population_size=len(adult), member_share="sampling_fraction")
     assert ours.summary["member_share_target"] == pytest.approx(2000 / len(adult))
     np.testing.assert_array_equal(ours.records.row_id, kde.records.row_id)
@@ -126,16 +127,16 @@ def test_attack_set_design_is_the_kde_attacks(adult_parts, adult_schema, adult):
     np.testing.assert_array_equal(ours.aux_member_ids, kde.aux_member_ids)
     assert not set(ours.aux_member_ids) & set(ours.records.row_id)
     # default: the reference holds members at the population's share
-    default = domias(*args, adult_parts["aux"], syn, adult_schema, population_size=len(adult), seed=2)
+    default = domias(train, syn, holdout, schema=adult_schema, aux=aux, population_size=len(adult), seed=2)
     assert default.summary["aux_member_share"] == pytest.approx(2000 / len(adult), abs=1e-3)
     assert default.summary["n_aux_members"] == round(2000 / len(adult) * 2000)
 
 
 def test_deterministic_and_plain_json(adult_parts, adult_schema):
     syn = synthetic_from(adult_parts, adult_schema, "cart", n=1500)
-    args = (adult_parts["train"].iloc[:1500], adult_parts["holdout"].iloc[:1500], adult_parts["aux"].iloc[:800],
-            syn, adult_schema)
-    a, b = domias(*args, member_share=0.3, seed=4), domias(*args, member_share=0.3, seed=4)
+    args = (adult_parts["train"].iloc[:1500], syn, adult_parts["holdout"].iloc[:1500])
+    options = {"schema": adult_schema, "aux": adult_parts["aux"].iloc[:800], "member_share": 0.3, "seed": 4}
+    a, b = domias(*args, **options), domias(*args, **options)
     assert a.to_json() == b.to_json()
     pd.testing.assert_frame_equal(a.records, b.records)
     assert json.loads(json.dumps(a.to_json())) == a.to_json()
@@ -146,12 +147,12 @@ def test_deterministic_and_plain_json(adult_parts, adult_schema):
 def test_bad_inputs(adult_parts, adult_schema):
     m, nm, aux = adult_parts["train"].iloc[:100], adult_parts["holdout"].iloc[:100], adult_parts["aux"].iloc[:100]
     with pytest.raises(DataError, match="domias: aux is empty.*population sample"):
-        domias(m, nm, None, m, adult_schema, member_share="all")
+        domias(m, m, nm, aux=None, schema=adult_schema, member_share="all")
     with pytest.raises(DataError, match="domias: aux is empty"):
-        domias(m, nm, aux.iloc[:0], m, adult_schema, member_share="all")
-    with pytest.raises(DataError, match="domias: non_members is empty"):
-        domias(m, nm.iloc[:0], aux, m, adult_schema, member_share="all")
+        domias(m, m, nm, aux=aux.iloc[:0], schema=adult_schema, member_share="all")
+    with pytest.raises(DataError, match="domias: holdout is empty"):
+        domias(m, m, nm.iloc[:0], aux=aux, schema=adult_schema, member_share="all")
     with pytest.raises(ConfigError, match="needs the population size"):
-        domias(m, nm, aux, m, adult_schema)
+        domias(m, m, nm, aux=aux, schema=adult_schema)
     with pytest.raises(ConfigError, match="bandwidth must be"):
-        domias(m, nm, aux, m, adult_schema, member_share="all", bandwidth=2.0)
+        domias(m, m, nm, aux=aux, schema=adult_schema, member_share="all", bandwidth=2.0)

@@ -36,7 +36,7 @@ def _splits(adult, n, reps, seed):
 
 
 def test_nobody_is_named_in_releases_that_never_saw_the_members(adult, adult_schema):
-    named = [exposure(members, holdout, source, adult_schema).n_identified
+    named = [exposure(members, source, holdout, schema=adult_schema).n_identified
              for members, holdout, source in _splits(adult, 500, 60, seed=7)]
     # BH names anyone in at most 4.5 % of null releases: 3 sd above it on 60 replications
     assert np.mean(np.array(named) > 0) <= 0.045 + 3 * np.sqrt(0.045 * 0.955 / 60)
@@ -47,7 +47,7 @@ def test_member_copies_are_named_with_the_false_discovery_rate_held(adult, adult
     for members, holdout, source in _splits(adult, 1000, 30, seed=8):
         release = source.copy()
         release.iloc[:100] = members.iloc[:100].to_numpy()  # 10 % member copies
-        result = exposure(members, holdout, release, adult_schema)
+        result = exposure(members, release, holdout, schema=adult_schema)
         named = result.records.index[(result.records["member"] == 1) & result.records["identified"]]
         found.append(len(named) > 0)
         fdp.append(float(np.mean(named >= 100)) if len(named) else 0.0)
@@ -58,6 +58,6 @@ def test_member_copies_are_named_with_the_false_discovery_rate_held(adult, adult
 
 def test_an_identity_release_names_every_member_with_a_score_above_the_holdout(adult, adult_schema):
     members, holdout, _ = next(_splits(adult, 300, 1, seed=9))
-    result = exposure(members, holdout, members, adult_schema)
+    result = exposure(members, members, holdout, schema=adult_schema)
     assert result.auc > 0.95 and result.n_identified > 250
     assert result.records.loc[result.records["member"] == 0, "identified"].sum() == 0

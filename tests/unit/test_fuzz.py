@@ -169,7 +169,7 @@ def test_mia(case, realistic):
     schema = schema_or_refusal(raw)
     if schema is None:
         return
-    result = attempt(lambda: membership_attack(members, non_members, synthetic, schema,
+    result = attempt(lambda: membership_attack(members, synthetic, non_members, schema=schema,
                                                aux=aux if realistic else None, realistic=realistic,
                                                min_attack_members=2))
     if result is None:

@@ -73,7 +73,7 @@ def population(sim_schema):
 def attack(population, schema, backend, seed=0):
     members, non_members, aux = population.iloc[:1000], population.iloc[1000:2000], population.iloc[2000:]
     synthetic = make_generator({"backend": backend}, seed=seed).fit(members, schema).sample(1000, seed)
-    return membership_attack(members, non_members, synthetic, schema, aux=aux, seed=seed)
+    return membership_attack(members, synthetic, non_members, schema=schema, aux=aux, seed=seed)
 
 
 def test_identity_is_attackable_and_independent_is_chance(population, sim_schema):
@@ -96,13 +96,13 @@ def test_deterministic_and_resolution_limit(population, sim_schema):
 def test_bad_inputs(population, sim_schema):
     m, nm = population.iloc[:100], population.iloc[100:200]
     with pytest.raises(SchemaError, match=r"synthetic: column\(s\) \['x1'\] of schema .* are missing"):
-        membership_attack(m, nm, m.drop(columns="x1"), sim_schema, realistic=False)
+        membership_attack(m, m.drop(columns="x1"), nm, schema=sim_schema, realistic=False)
     with pytest.raises(DataError, match="non-members is empty"):
-        membership_attack(m, nm.iloc[:0], m, sim_schema, realistic=False)
+        membership_attack(m, m, nm.iloc[:0], schema=sim_schema, realistic=False)
     with pytest.raises(ConfigError, match="needs an auxiliary set"):
-        membership_attack(m, nm, m, sim_schema)
+        membership_attack(m, m, nm, schema=sim_schema)
     with pytest.raises(ConfigError, match=r"thresholds must lie in \[0, 1\]"):
-        membership_attack(m, nm, m, sim_schema, realistic=False, thresholds=[0.1, 1.5])
+        membership_attack(m, m, nm, schema=sim_schema, realistic=False, thresholds=[0.1, 1.5])
 
 
 def test_cli_prints_the_design_json(tmp_path, population):
@@ -221,7 +221,7 @@ def _identity_attack(frame, schema, **kwargs):
     members, non_members, aux = _parts(frame)
     generator = make_generator({"backend": "identity"}, seed=0).fit(members.drop(columns="row_id"), schema)
     synthetic = generator.sample(1000, 0)
-    return membership_attack(members, non_members, synthetic, schema, aux=aux, **kwargs)
+    return membership_attack(members, synthetic, non_members, schema=schema, aux=aux, **kwargs)
 
 
 def test_member_share_is_the_sampling_fraction_or_the_configured_share(with_ids, sim_schema):
@@ -288,8 +288,8 @@ def test_label_free_tau_ignores_the_labels(with_ids, sim_schema):
     swapped_members = pd.concat([members.iloc[:500], non_members.iloc[:500]])
     swapped_non = pd.concat([members.iloc[500:], non_members.iloc[500:]])
     kwargs = {"aux": aux, "aux_member_fraction": 0.0, "member_share": "all"}  # score every record
-    true = membership_attack(members, non_members, synthetic, sim_schema, **kwargs)
-    permuted = membership_attack(swapped_members, swapped_non, synthetic, sim_schema, **kwargs)
+    true = membership_attack(members, synthetic, non_members, schema=sim_schema, **kwargs)
+    permuted = membership_attack(swapped_members, synthetic, swapped_non, schema=sim_schema, **kwargs)
     assert sorted(true.records["distance"]) == sorted(permuted.records["distance"])
     assert true.baseline["tau"] == permuted.baseline["tau"]
     assert true.baseline["f1_estimated_by_attacker"] == permuted.baseline["f1_estimated_by_attacker"]
@@ -309,7 +309,7 @@ def test_without_aux_method1_has_no_label_free_tau(with_ids, sim_schema):
     from synthrisk.mia.attacks import ORACLE_RULE
 
     members, non_members, _ = _parts(with_ids)
-    result = membership_attack(members, non_members, members, sim_schema, realistic=False)
+    result = membership_attack(members, members, non_members, schema=sim_schema, realistic=False)
     assert result.baseline["f1"] is None and "not available" in result.baseline["tau_rule"]
     assert result.baseline_oracle["tau_rule"] == ORACLE_RULE and result.baseline_oracle["f1"] > 0.9
 
