@@ -121,16 +121,17 @@ EVALUATORS = ("singling_out univariate", "singling_out multivariate", "linkabili
 def ours(members, synthetic, control, schema, n_attacks: int, seed: int, evaluators=EVALUATORS) -> dict:
     aux = default_aux_cols(schema)
     runs = {
-        "singling_out univariate": lambda: singling_out(members, synthetic, control, schema, n_attacks=n_attacks,
-                                                        mode="univariate", seed=seed),
-        "singling_out multivariate": lambda: singling_out(members, synthetic, control, schema, n_attacks=n_attacks,
-                                                          mode="multivariate", n_cols=3, seed=seed),
-        "linkability": lambda: linkability(members, synthetic, control, schema, aux_cols=aux, n_attacks=n_attacks,
-                                           n_neighbors=1, seed=seed),
+        "singling_out univariate": lambda: singling_out(members, synthetic, control, schema=schema,
+                                                        n_attacks=n_attacks, mode="univariate", seed=seed),
+        "singling_out multivariate": lambda: singling_out(members, synthetic, control, schema=schema,
+                                                          n_attacks=n_attacks, mode="multivariate", n_cols=3,
+                                                          seed=seed),
+        "linkability": lambda: linkability(members, synthetic, control, schema=schema, aux_cols=aux,
+                                           n_attacks=n_attacks, n_neighbors=1, seed=seed),
     }
     for secret in schema.sensitive:
-        runs[f"inference {secret}"] = (lambda s=secret: inference(members, synthetic, control, schema, secret=s,
-                                                                 n_attacks=n_attacks, seed=seed))
+        runs[f"inference {secret}"] = (lambda s=secret: inference(members, synthetic, control, schema=schema,
+                                                                 secret=s, n_attacks=n_attacks, seed=seed))
     out = {}
     for name, run in runs.items():
         if name not in evaluators and name.rsplit(" ", 1)[0] not in evaluators:

@@ -68,9 +68,9 @@ def main(argv=None) -> int:
         schema = population.schema
         for kind, synthetic in releases(members, holdout, population, schema,
                                         ["population", "copies_0.05", "copies_0.1"], seed=rep).items():
-            attacks = {"linkability": linkability(members, synthetic, holdout, schema, n_attacks=args.attacks,
+            attacks = {"linkability": linkability(members, synthetic, holdout, schema=schema, n_attacks=args.attacks,
                                                   seed=rep),
-                       "inference": inference(members, synthetic, holdout, schema, schema.sensitive[0],
+                       "inference": inference(members, synthetic, holdout, schema=schema, secret=schema.sensitive[0],
                                               n_attacks=args.attacks, seed=rep)}
             for name, result in attacks.items():
                 risk = result.risk

@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         holdout = population.iloc[n:2 * n].reset_index(drop=True)
         release = population.iloc[2 * n:].reset_index(drop=True)
         for secret in args.secrets:
-            risk = inference(members, release, holdout, schema, secret, n_attacks=args.attacks, seed=0).risk
+            risk = inference(members, release, holdout, schema=schema, secret=secret, n_attacks=args.attacks, seed=0).risk
             rows.append({"rep": rep, "secret": secret, "p": risk.p_value, "risk": risk.risk,
                          "main": risk.main.n_success, "control": risk.control.n_success})
         if rep % 500 == 499:

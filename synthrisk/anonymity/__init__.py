@@ -41,13 +41,13 @@ __all__ = ["ATTACKS", "ControlRisk", "InferenceResult", "LinkabilityResult", "Si
            "linkability", "singling_out", "success_rate"]
 
 
-def applicable_reason(attack: str, members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame,
+def applicable_reason(attack: str, members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *,
                       schema: DatasetSchema, **settings) -> str | None:
     """Why `attack` ("singling_out", "linkability" or "inference") cannot run with these frames and
     settings (the keyword arguments the evaluator takes), or None when it can.
 
     The message is the one the evaluator would raise, naming the argument; the data are checked as
-    the evaluator checks them (conformed to the schema, non-empty, control disjoint from members)."""
+    the evaluator checks them (conformed to the schema, non-empty, the holdout disjoint from members)."""
     try:
         if attack not in ATTACKS:
             raise ConfigError(f"attack: must be one of {list(ATTACKS)}, got {attack!r}")
@@ -68,7 +68,7 @@ def applicable_reason(attack: str, members: pd.DataFrame, synthetic: pd.DataFram
                 raise ConfigError("secret: inference needs the name of the secret column")
             check_inference(schema, given["secret"], given["known"], given["n_attacks"], given["tolerance"],
                             given["confidence"])
-        _, _, synthetic, _, _ = prepare_all(members, synthetic, control, schema)
+        _, _, synthetic, _, _ = prepare_all(members, synthetic, holdout, schema)
         n_neighbors = given.get("n_neighbors", 1)
         if attack == "linkability" and n_neighbors > len(synthetic):
             raise ConfigError(f"n_neighbors: {n_neighbors} neighbours asked, but the synthetic data has only "

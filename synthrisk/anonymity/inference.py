@@ -114,22 +114,23 @@ class InferenceResult:
                 "seed": self.seed, "n_synthetic": self.n_synthetic}
 
 
-def inference(members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame, schema: DatasetSchema,
+def inference(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
               secret: str, known: list[str] | None = None, n_attacks: int = DEFAULT_N_ATTACKS, seed: int = 0,
               regression: bool | None = None, tolerance: float = DEFAULT_TOLERANCE,
               confidence: float = 0.95) -> InferenceResult:
-    """Inference risk on `secret` of `synthetic` for `members`, measured against `control`.
+    """Inference risk on `secret` of `synthetic` for `members`, measured against the `holdout`
+    records as the control set.
 
     `known`: the attacker's columns (default: the schema's quasi-identifiers other than `secret`).
     `regression`: compare guesses with a relative `tolerance` (default: when the secret is a
     continuous column; categorical and integer secrets must be guessed exactly)."""
     known = check_inference(schema, secret, known, n_attacks, tolerance, confidence)
-    members, member_ids, synthetic, control, control_ids = prepare_all(members, synthetic, control, schema)
+    members, member_ids, synthetic, holdout, control_ids = prepare_all(members, synthetic, holdout, schema)
     regression = schema.columns[secret] == CONTINUOUS if regression is None else bool(regression)
     rng_main, rng_control, rng_baseline, rng_order = streams(seed, 4)
     main_pos = targets(len(members), n_attacks, rng_main)
-    control_pos = targets(len(control), n_attacks, rng_control)
-    attacked = {True: members.iloc[main_pos], False: control.iloc[control_pos]}
+    control_pos = targets(len(holdout), n_attacks, rng_control)
+    attacked = {True: members.iloc[main_pos], False: holdout.iloc[control_pos]}
     order = rng_order.permutation(len(synthetic))
     shuffled = synthetic.iloc[order].reset_index(drop=True)
     reference = pd.concat([synthetic, attacked[True], attacked[False]], ignore_index=True)

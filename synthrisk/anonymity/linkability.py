@@ -115,22 +115,23 @@ def _linked(index_a: np.ndarray, index_b: np.ndarray) -> np.ndarray:
     return (index_a[:, :, None] == index_b[:, None, :]).any(axis=(1, 2))
 
 
-def linkability(members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame, schema: DatasetSchema,
+def linkability(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
                 aux_cols: tuple[list[str], list[str]] | None = None, n_attacks: int = DEFAULT_N_ATTACKS,
                 n_neighbors: int = 1, seed: int = 0, confidence: float = 0.95) -> LinkabilityResult:
-    """Linkability risk of `synthetic` for `members`, measured against `control` (module docstring).
+    """Linkability risk of `synthetic` for `members`, measured against the `holdout` records as the
+    control set (module docstring).
 
     `aux_cols`: (cols_a, cols_b); default: the schema's quasi-identifiers split in two halves in
     their order (`default_aux_cols`)."""
     cols_a, cols_b = check_linkability(schema, aux_cols, n_attacks, n_neighbors, confidence)
-    members, member_ids, synthetic, control, control_ids = prepare_all(members, synthetic, control, schema)
+    members, member_ids, synthetic, holdout, control_ids = prepare_all(members, synthetic, holdout, schema)
     if n_neighbors > len(synthetic):
         raise ConfigError(f"n_neighbors: {n_neighbors} neighbours asked, but the synthetic data has only "
                           f"{len(synthetic)} record(s)")
     rng_main, rng_control, rng_baseline, rng_order = streams(seed, 4)
     main_pos = targets(len(members), n_attacks, rng_main)
-    control_pos = targets(len(control), n_attacks, rng_control)
-    attacked = {True: members.iloc[main_pos], False: control.iloc[control_pos]}
+    control_pos = targets(len(holdout), n_attacks, rng_control)
+    attacked = {True: members.iloc[main_pos], False: holdout.iloc[control_pos]}
     order = rng_order.permutation(len(synthetic))
     shuffled = synthetic.iloc[order].reset_index(drop=True)
     reference = pd.concat([synthetic, attacked[True], attacked[False]], ignore_index=True)

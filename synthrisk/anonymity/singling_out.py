@@ -521,25 +521,26 @@ def check_singling_out(schema: DatasetSchema, n_attacks: int, mode: str, n_cols:
     return columns
 
 
-def singling_out(members: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame,
+def singling_out(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *,
                  schema: DatasetSchema, n_attacks: int = DEFAULT_N_ATTACKS, mode: str = "univariate",
                  n_cols: int = 3, seed: int = 0, columns: list[str] | None = None,
                  max_attempts: int = DEFAULT_MAX_ATTEMPTS, confidence: float = 0.95,
                  permutations: int = DEFAULT_PERMUTATIONS) -> SinglingOutResult:
-    """Singling-out risk of `synthetic` for `members`, measured against `control` (module docstring).
+    """Singling-out risk of `synthetic` for `members`, measured against the `holdout` records as the
+    control set (module docstring).
 
     `columns`: the attacker's columns (default: all of the schema's). `n_cols` is used by the
     multivariate mode only (univariate queries have one condition). `permutations`: relabellings of
     the test (p >= 1 / (permutations + 1))."""
     columns = check_singling_out(schema, n_attacks, mode, n_cols, columns, max_attempts, confidence)
     check_positive_int(permutations, "permutations")
-    members, member_ids, synthetic, control, control_ids = prepare_all(members, synthetic, control, schema)
+    members, member_ids, synthetic, holdout, control_ids = prepare_all(members, synthetic, holdout, schema)
     rng_queries, rng_baseline, rng_correction, rng_test = streams(seed, 4)
-    m_keep, s_keep, c_keep = (_distinct(f, columns) for f in (members, synthetic, control))
+    m_keep, s_keep, c_keep = (_distinct(f, columns) for f in (members, synthetic, holdout))
     # The pooled records (members, then control, duplicates kept) are counted on and relabelled by the
     # test; the distinct members and control records are columns of them (codes shared with the
     # synthetic records: one encoding).
-    syn, pooled = _encode([synthetic.iloc[s_keep], pd.concat([members[columns], control[columns]],
+    syn, pooled = _encode([synthetic.iloc[s_keep], pd.concat([members[columns], holdout[columns]],
                                                              ignore_index=True)], schema, columns)
     mem = np.ascontiguousarray(pooled[:, m_keep])
     ctl = np.ascontiguousarray(pooled[:, len(members) + c_keep])

@@ -45,7 +45,7 @@ class Inference(_control.ControlSetMeasure):
         members, control = _control.members_and_control(data)
         attacks, records = [], []
         for secret in settings.secrets or data.schema.sensitive:
-            result = _control.run_or_skip(inference, members, data.synthetic, control, data.schema, secret,
+            result = _control.run_or_skip(inference, members, data.synthetic, control, schema=data.schema, secret=secret,
                                           n_attacks=settings.n_attacks, seed=data.seed, tolerance=settings.tolerance,
                                           confidence=settings.confidence)
             attacks.append({**result.to_json(), "label": f"nearest synthetic record -> {secret}"})

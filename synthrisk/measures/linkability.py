@@ -42,7 +42,8 @@ class Linkability(_control.ControlSetMeasure):
 
         members, control = _control.members_and_control(data)
         aux_cols = tuple(list(half) for half in settings.aux_cols) if settings.aux_cols else None
-        result = _control.run_or_skip(linkability, members, data.synthetic, control, data.schema, aux_cols=aux_cols,
+        result = _control.run_or_skip(linkability, members, data.synthetic, control, schema=data.schema,
+                                      aux_cols=aux_cols,
                                       n_attacks=settings.n_attacks, n_neighbors=settings.n_neighbors,
                                       seed=data.seed, confidence=settings.confidence)
         label = f"linkability ({settings.n_neighbors} neighbour{'s' if settings.n_neighbors > 1 else ''})"

@@ -46,7 +46,7 @@ class SinglingOut(_control.ControlSetMeasure):
         members, control = _control.members_and_control(data)
         attacks, records = [], []
         for mode in settings.modes:
-            result = _control.run_or_skip(singling_out, members, data.synthetic, control, data.schema,
+            result = _control.run_or_skip(singling_out, members, data.synthetic, control, schema=data.schema,
                                           n_attacks=settings.n_attacks, mode=mode, n_cols=settings.n_cols,
                                           seed=data.seed, confidence=settings.confidence,
                                           permutations=settings.permutations)

@@ -128,11 +128,11 @@ def test_identity_release_is_flagged_by_every_attack(sim, sim_schema):
     members, control, releases = sim
     synthetic = releases["identity"]
     results = {
-        "singling_out": singling_out(members, synthetic, control, sim_schema, n_attacks=N_ATTACKS,
+        "singling_out": singling_out(members, synthetic, control, schema=sim_schema, n_attacks=N_ATTACKS,
                                      mode="multivariate", n_cols=3),
-        "linkability": linkability(members, synthetic, control, sim_schema, n_attacks=N_ATTACKS),
-        "inference y_cat": inference(members, synthetic, control, sim_schema, "y_cat", n_attacks=N_ATTACKS),
-        "inference y_cont": inference(members, synthetic, control, sim_schema, "y_cont", n_attacks=N_ATTACKS),
+        "linkability": linkability(members, synthetic, control, schema=sim_schema, n_attacks=N_ATTACKS),
+        "inference y_cat": inference(members, synthetic, control, schema=sim_schema, secret="y_cat", n_attacks=N_ATTACKS),
+        "inference y_cont": inference(members, synthetic, control, schema=sim_schema, secret="y_cont", n_attacks=N_ATTACKS),
     }
     for name, result in results.items():
         assert result.risk.ci_low > 0.2, (name, result.to_json())
@@ -147,7 +147,7 @@ def test_identity_release_is_flagged_by_every_attack(sim, sim_schema):
 
 def test_univariate_singling_out_of_identity_release(sim, sim_schema):
     members, control, releases = sim
-    result = singling_out(members, releases["identity"], control, sim_schema, n_attacks=N_ATTACKS)
+    result = singling_out(members, releases["identity"], control, schema=sim_schema, n_attacks=N_ATTACKS)
     # Continuous values are unique: every univariate query singles out a member, almost none a
     # control record (only a <= min or >= max query can).
     assert result.risk.main.n_success == result.n_queries == N_ATTACKS
@@ -158,16 +158,16 @@ def test_univariate_singling_out_of_identity_release(sim, sim_schema):
 def test_independent_release_carries_no_linkability_or_inference_risk(sim, sim_schema):
     members, control, releases = sim
     synthetic = releases["independent"]
-    for result in (linkability(members, synthetic, control, sim_schema, n_attacks=N_ATTACKS, n_neighbors=3),
-                   inference(members, synthetic, control, sim_schema, "y_cat", n_attacks=N_ATTACKS)):
+    for result in (linkability(members, synthetic, control, schema=sim_schema, n_attacks=N_ATTACKS, n_neighbors=3),
+                   inference(members, synthetic, control, schema=sim_schema, secret="y_cat", n_attacks=N_ATTACKS)):
         assert result.risk.ci_low < 0.03, result.to_json()
         assert result.risk.risk < 0.1, result.to_json()
 
 
 def test_more_neighbours_link_more(sim, sim_schema):
     members, control, releases = sim
-    one = linkability(members, releases["identity"], control, sim_schema, n_attacks=N_ATTACKS)
-    five = linkability(members, releases["identity"], control, sim_schema, n_attacks=N_ATTACKS, n_neighbors=5)
+    one = linkability(members, releases["identity"], control, schema=sim_schema, n_attacks=N_ATTACKS)
+    five = linkability(members, releases["identity"], control, schema=sim_schema, n_attacks=N_ATTACKS, n_neighbors=5)
     assert five.risk.main.n_success >= one.risk.main.n_success
     assert one.aux_cols == (("x1", "x2", "x3"), ("age", "region", "group"))
 
@@ -175,10 +175,10 @@ def test_more_neighbours_link_more(sim, sim_schema):
 def test_same_seed_same_result_other_seed_other_attacks(sim, sim_schema):
     members, control, releases = sim
     synthetic = releases["cart"]
-    for run in (lambda s: singling_out(members, synthetic, control, sim_schema, n_attacks=200,
+    for run in (lambda s: singling_out(members, synthetic, control, schema=sim_schema, n_attacks=200,
                                        mode="multivariate", seed=s),
-                lambda s: linkability(members, synthetic, control, sim_schema, n_attacks=200, seed=s),
-                lambda s: inference(members, synthetic, control, sim_schema, "y_cat", n_attacks=200, seed=s)):
+                lambda s: linkability(members, synthetic, control, schema=sim_schema, n_attacks=200, seed=s),
+                lambda s: inference(members, synthetic, control, schema=sim_schema, secret="y_cat", n_attacks=200, seed=s)):
         first, again, other = run(5), run(5), run(6)
         assert first.to_json() == again.to_json()
         pd.testing.assert_frame_equal(first.records, again.records)
@@ -189,9 +189,9 @@ def test_records_hold_row_ids_and_booleans_only(sim, sim_schema):
     members, control, releases = sim
     synthetic = releases["cart"]
     known_ids = set(members[ROW_ID]) | set(control[ROW_ID])
-    for result in (singling_out(members, synthetic, control, sim_schema, n_attacks=100, mode="multivariate"),
-                   linkability(members, synthetic, control, sim_schema, n_attacks=100),
-                   inference(members, synthetic, control, sim_schema, "y_cont", n_attacks=100)):
+    for result in (singling_out(members, synthetic, control, schema=sim_schema, n_attacks=100, mode="multivariate"),
+                   linkability(members, synthetic, control, schema=sim_schema, n_attacks=100),
+                   inference(members, synthetic, control, schema=sim_schema, secret="y_cont", n_attacks=100)):
         records = result.records
         others = [c for c in records.columns if c not in (ROW_ID, "query")]
         assert all(records[c].dtype == bool for c in others), records.dtypes
@@ -206,12 +206,12 @@ def test_results_json_keys(sim, sim_schema):
     synthetic = releases["cart"]
     common = {"attack", "risk", "ci_low", "ci_high", "residual", "residual_error", "confidence", "main", "control",
               "baseline", "n_attacks", "seed", "p_value", "test"}
-    so = singling_out(members, synthetic, control, sim_schema, n_attacks=50).to_json()
+    so = singling_out(members, synthetic, control, schema=sim_schema, n_attacks=50).to_json()
     assert set(so) == common | {"mode", "n_queries", "n_cols", "columns", "max_attempts", "n_attempts", "n_members",
                                 "n_control", "n_synthetic", "control_success_raw", "control_correction"}
-    li = linkability(members, synthetic, control, sim_schema, n_attacks=50).to_json()
+    li = linkability(members, synthetic, control, schema=sim_schema, n_attacks=50).to_json()
     assert set(li) == common | {"aux_cols", "n_members_attacked", "n_control_attacked", "n_neighbors", "n_synthetic"}
-    inf = inference(members, synthetic, control, sim_schema, "y_cat", n_attacks=50).to_json()
+    inf = inference(members, synthetic, control, schema=sim_schema, secret="y_cat", n_attacks=50).to_json()
     assert set(inf) == common | {"secret", "known", "regression", "tolerance", "n_members_attacked",
                                  "n_control_attacked", "n_synthetic"}
 
@@ -270,8 +270,7 @@ def test_control_size_correction_recovers_the_size_effect():
 def test_control_correction_same_with_listed_or_scanned_matches(sim, sim_schema, monkeypatch):
     members, control, releases = sim
     def run():
-        return singling_out(members, releases["cart"], control.iloc[:700], sim_schema, n_attacks=200,
-                            mode="multivariate")
+        return singling_out(members, releases["cart"], control.iloc[:700], schema=sim_schema, n_attacks=200, mode="multivariate")
 
     listed = run()
     assert listed.control_correction is not None and listed.control_correction > 1.0  # smaller control
@@ -287,21 +286,21 @@ def test_bad_inputs_are_refused_with_the_argument_named(sim, sim_schema):
     members, control, releases = sim
     synthetic = releases["cart"]
     with pytest.raises(DataError, match="control: the control set .* is empty"):
-        linkability(members, synthetic, control.iloc[:0], sim_schema)
+        linkability(members, synthetic, control.iloc[:0], schema=sim_schema)
     with pytest.raises(ConfigError, match="secret: 'salary' is not a column"):
-        inference(members, synthetic, control, sim_schema, "salary")
+        inference(members, synthetic, control, schema=sim_schema, secret="salary")
     with pytest.raises(ConfigError, match="known: lists the secret"):
-        inference(members, synthetic, control, sim_schema, "y_cat", known=["x1", "y_cat"])
+        inference(members, synthetic, control, schema=sim_schema, secret="y_cat", known=["x1", "y_cat"])
     with pytest.raises(ConfigError, match="n_cols: 9 columns per query"):
-        singling_out(members, synthetic, control, sim_schema, mode="multivariate", n_cols=9)
+        singling_out(members, synthetic, control, schema=sim_schema, mode="multivariate", n_cols=9)
     with pytest.raises(ConfigError, match="mode: must be one of"):
-        singling_out(members, synthetic, control, sim_schema, mode="bivariate")
+        singling_out(members, synthetic, control, schema=sim_schema, mode="bivariate")
     with pytest.raises(DataError, match="control: 3 record"):
-        inference(members, synthetic, pd.concat([control, members.iloc[:3]]), sim_schema, "y_cat")
+        inference(members, synthetic, pd.concat([control, members.iloc[:3]]), schema=sim_schema, secret="y_cat")
     with pytest.raises(DataError, match="synthetic: column"):
-        linkability(members, synthetic.drop(columns=["x1"]), control, sim_schema)
+        linkability(members, synthetic.drop(columns=["x1"]), control, schema=sim_schema)
     with pytest.raises(ConfigError, match="n_neighbors: 5 neighbours asked"):
-        linkability(members, synthetic.iloc[:4], control, sim_schema, n_neighbors=5)
+        linkability(members, synthetic.iloc[:4], control, schema=sim_schema, n_neighbors=5)
 
 
 def test_linkability_needs_two_quasi_identifiers(sim, sim_schema):
@@ -309,14 +308,14 @@ def test_linkability_needs_two_quasi_identifiers(sim, sim_schema):
     one_qi = DatasetSchema.from_dict({**sim_schema.to_dict(), "quasi_identifiers": ["x1"]})
     with pytest.raises(ConfigError, match="aux_cols: not given, and schema .* has 1 quasi-identifier"):
         default_aux_cols(one_qi)
-    reason = applicable_reason("linkability", members, releases["cart"], control, one_qi)
+    reason = applicable_reason("linkability", members, releases["cart"], control, schema=one_qi)
     assert reason.startswith("aux_cols:") and "at least 2" in reason
-    assert applicable_reason("linkability", members, releases["cart"], control, sim_schema) is None
-    assert applicable_reason("inference", members, releases["cart"], control, sim_schema, secret="y_cont") is None
-    assert applicable_reason("inference", members, releases["cart"], control, sim_schema).startswith("secret:")
-    assert applicable_reason("singling_out", members, releases["cart"], control.iloc[:0], sim_schema).startswith(
+    assert applicable_reason("linkability", members, releases["cart"], control, schema=sim_schema) is None
+    assert applicable_reason("inference", members, releases["cart"], control, schema=sim_schema, secret="y_cont") is None
+    assert applicable_reason("inference", members, releases["cart"], control, schema=sim_schema).startswith("secret:")
+    assert applicable_reason("singling_out", members, releases["cart"], control.iloc[:0], schema=sim_schema).startswith(
         "control:")
-    assert applicable_reason("singling_out", members, releases["cart"], control, sim_schema,
+    assert applicable_reason("singling_out", members, releases["cart"], control, schema=sim_schema,
                              n_colls=2).startswith("n_colls: not a setting")
 
 
@@ -330,9 +329,9 @@ def test_record_attacks_test_by_the_exact_label_permutation(sim, sim_schema):
 
     members, control, releases = sim
     for synthetic in (releases["cart"], releases["identity"]):
-        for result, flag in ((inference(members, synthetic, control, sim_schema, "y_cat", n_attacks=N_ATTACKS),
+        for result, flag in ((inference(members, synthetic, control, schema=sim_schema, secret="y_cat", n_attacks=N_ATTACKS),
                               "correct"),
-                             (linkability(members, synthetic, control, sim_schema, n_attacks=N_ATTACKS), "linked")):
+                             (linkability(members, synthetic, control, schema=sim_schema, n_attacks=N_ATTACKS), "linked")):
             records = result.records
             hits = records.groupby("member")[flag].agg(["sum", "size"])
             table = [[hits.loc[True, "sum"], hits.loc[True, "size"] - hits.loc[True, "sum"]],
@@ -351,8 +350,8 @@ def test_singling_out_test_relabels_the_pooled_records(sim, sim_schema):
     pooled = pd.concat([members, control], ignore_index=True)
 
     def statistic(m, c, permutations=1):
-        result = singling_out(m, synthetic, c, sim_schema, n_attacks=100, mode="multivariate", n_cols=2, seed=4,
-                              permutations=permutations)
+        result = singling_out(m, synthetic, c, schema=sim_schema, n_attacks=100, mode="multivariate", n_cols=2,
+                              seed=4, permutations=permutations)
         return result.risk.main.n_success - result.control_success_raw, result
 
     observed, result = statistic(members, control, permutations=999)
@@ -377,11 +376,11 @@ def test_singling_out_counts_the_same_from_the_pooled_scan_as_from_the_separate_
     control = pd.concat([control, members.iloc[40:60].assign(**{ROW_ID: members[ROW_ID].iloc[40:60] + 2 * 10**6})])
     for mode in ("univariate", "multivariate"):
         # 99 relabellings: the counts compared do not depend on how many the test draws
-        pooled = singling_out(members, releases["cart"], control, sim_schema, n_attacks=300, mode=mode, n_cols=2,
-                              permutations=99)
+        pooled = singling_out(members, releases["cart"], control, schema=sim_schema, n_attacks=300, mode=mode,
+                              n_cols=2, permutations=99)
         monkeypatch.setattr(sys.modules["synthrisk.anonymity.singling_out"], "MAX_TEST_MATCHES", 0)
-        scanned = singling_out(members, releases["cart"], control, sim_schema, n_attacks=300, mode=mode, n_cols=2,
-                               permutations=99)
+        scanned = singling_out(members, releases["cart"], control, schema=sim_schema, n_attacks=300, mode=mode,
+                               n_cols=2, permutations=99)
         monkeypatch.undo()
         assert scanned.risk.p_value is None and pooled.risk.p_value is not None
         pd.testing.assert_frame_equal(pooled.records, scanned.records)
@@ -391,7 +390,7 @@ def test_singling_out_counts_the_same_from_the_pooled_scan_as_from_the_separate_
     # (values between the real ones, and extremes beyond them: no `==`, `<= min` or `>= max` matches)
     spread = np.linspace(-100.0, 100.0, len(releases["cart"])) + np.pi * 1e-7
     unmatched = releases["cart"].assign(x1=spread, x2=spread[::-1])
-    result = singling_out(members, unmatched, control, sim_schema, n_attacks=100, columns=["x1", "x2"], permutations=99)
+    result = singling_out(members, unmatched, control, schema=sim_schema, n_attacks=100, columns=["x1", "x2"], permutations=99)
     assert result.risk.main.n_success == 0 and result.control_success_raw == 0 and result.risk.p_value == 1.0
 
 
@@ -400,9 +399,9 @@ def test_member_excess_tests_separate_copies_from_unseen_records(sim, sim_schema
     as it is (a release that never saw the members) gives no evidence."""
     members, control, releases = sim
     for synthetic, low in ((releases["identity"], True), (control, False)):
-        for result in (singling_out(members, synthetic, control, sim_schema, n_attacks=200),
-                       linkability(members, synthetic, control, sim_schema, n_attacks=200),
-                       inference(members, synthetic, control, sim_schema, "y_cont", n_attacks=200)):
+        for result in (singling_out(members, synthetic, control, schema=sim_schema, n_attacks=200),
+                       linkability(members, synthetic, control, schema=sim_schema, n_attacks=200),
+                       inference(members, synthetic, control, schema=sim_schema, secret="y_cont", n_attacks=200)):
             if low:
                 assert result.risk.p_value <= 1e-3, result.to_json()
             else:
