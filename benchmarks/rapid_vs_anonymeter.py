@@ -99,7 +99,7 @@ def make_data(n: int, seed: int):
 def time_synthrisk(real, synthetic, schema, trees: int, permutations: int, jobs: int):
     start = time.perf_counter()
     # Label-permutation test only (null_refits=0): the README's timing is of one fit, as anonymeter's.
-    result = rapid(real, synthetic, schema, "income", attacker="rf", n_trees=trees,
+    result = rapid(real, synthetic, schema=schema, sensitive="income", attacker="rf", n_trees=trees,
                    n_permutations=permutations, n_jobs=jobs, null_refits=0)
     total = time.perf_counter() - start
     features = list(schema.quasi_identifiers)

@@ -61,8 +61,8 @@ def run_split(dataset: str, split: int, commit: str) -> list[dict]:
         if status["status"] != "ok":
             raise RuntimeError(f"cart: {status['error']}")
         start = time.perf_counter()
-        shadow = attack_release(members, holdout, release, schema, CART, seed=split, shadow_datasets=FITS // 2,
-                                eval_datasets=FITS - FITS // 2)
+        shadow = attack_release(members, release, holdout, schema=schema, spec=CART, seed=split,
+                                shadow_datasets=FITS // 2, eval_datasets=FITS - FITS // 2)
         seconds = time.perf_counter() - start
         with contextlib.redirect_stderr(io.StringIO()):
             exposure = synthrisk.measure("exposure", members, release, holdout, schema=schema)

@@ -60,7 +60,7 @@ class Ensemble(Exposure):
         generator = data.generator
         aux = data.aux if data.aux is not None and len(data.aux) else None
         positions, scores, facts = ensemble_scores(
-            data.members, data.holdout, data.synthetic, data.schema, aux=aux, mode=settings.mode,
+            data.members, data.synthetic, data.holdout, schema=data.schema, aux=aux, mode=settings.mode,
             spec=generator.spec if generator else None, name=generator.name if generator else None,
             refits=settings.refits, per_refit=settings.per_refit, seed=data.seed,
             progress=generator.progress if generator else None)

@@ -69,11 +69,11 @@ class Rapid(Measure):
             # Without a holdout the verdict is RAPID against its chance floor, which the permutations give.
             raise ConfigError("rapid: permutations 0 leaves RAPID untested against chance when no holdout is "
                               "given; give a holdout or set permutations >= 1")
-        result = rapid(data.members, data.synthetic, data.schema, key["sensitive"], attacker=key["attacker"],
-                       tau=settings.tau, epsilon=settings.epsilon, method=settings.method, error=settings.error,
-                       n_trees=settings.n_trees, n_permutations=settings.permutations, seed=data.seed,
-                       n_jobs=self.threads, null_refits=settings.null_refits, max_train=settings.max_train,
-                       max_records=settings.max_records, holdout=holdout)
+        result = rapid(data.members, data.synthetic, schema=data.schema, sensitive=key["sensitive"],
+                       attacker=key["attacker"], tau=settings.tau, epsilon=settings.epsilon, method=settings.method,
+                       error=settings.error, n_trees=settings.n_trees, n_permutations=settings.permutations,
+                       seed=data.seed, n_jobs=self.threads, null_refits=settings.null_refits,
+                       max_train=settings.max_train, max_records=settings.max_records, holdout=holdout)
         return MeasureResult({**result.to_json(), "attribution": result.attribution.to_dict("records")},
                              result.records)
 

@@ -67,11 +67,10 @@ class ShadowModels(Measure):
             raise NotApplicable("needs holdout records (records the generator never saw)")
         aux = data.aux if data.aux is not None and len(data.aux) else None
         result = attack_release(
-            data.members, data.holdout, data.synthetic, data.schema, data.generator.spec,
+            data.members, data.synthetic, data.holdout, schema=data.schema, spec=data.generator.spec,
             name=data.generator.name, aux=aux, seed=data.seed, n_outliers=settings.n_outliers,
             n_random=settings.n_random, neighbours=settings.neighbours, shadow_datasets=settings.shadow_datasets,
-            eval_datasets=settings.eval_datasets, n_trees=settings.n_trees,
-            progress=data.generator.progress)
+            eval_datasets=settings.eval_datasets, n_trees=settings.n_trees, progress=data.generator.progress)
         return MeasureResult(result.to_json(), result.records.reindex(columns=list(self.record_columns)))
 
     def log_line(self, result) -> str:

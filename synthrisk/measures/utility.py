@@ -32,7 +32,7 @@ class Utility(Measure):
 
         if data.holdout.empty:
             raise NotApplicable("ML efficacy is tested on holdout records (non-members); none were given")
-        result = utility(data.members, data.synthetic, data.holdout, data.schema, seed=data.seed)
+        result = utility(data.members, data.synthetic, data.holdout, schema=data.schema, seed=data.seed)
         print(result.efficacy.to_string(index=False))
         print(result.fidelity)
         return MeasureResult(result.to_json(), result.efficacy)

@@ -103,8 +103,8 @@ def shadow_training(real: pd.DataFrame, schema: DatasetSchema, space: GowerSpace
     return np.vstack(features), np.concatenate(labels)
 
 
-def ensemble_scores(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
-                    *, aux: pd.DataFrame | None = None, mode: str = "shadow", spec: dict | None = None,
+def ensemble_scores(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *,
+                    schema: DatasetSchema, aux: pd.DataFrame | None = None, mode: str = "shadow", spec: dict | None = None,
                     name: str | None = None, refits: int = 20, per_refit: int = 500, seed: int = 0,
                     progress=None) -> tuple[np.ndarray, np.ndarray, dict]:
     """(positions, scores, facts): the meta-classifier's probability of "in" for the records it did

@@ -48,10 +48,10 @@ def run(args) -> dict:
                                          "--holdout": args.holdout}, option="--records")
     schema = load_schema(args.schema)
     result = rapid(
-        read_table(args.real), read_table(args.synthetic), schema, args.sensitive or schema.sensitive[0],
-        attacker=args.attacker, tau=args.tau, epsilon=args.epsilon, method=args.method, error=args.error,
-        n_trees=args.n_trees, n_permutations=args.permutations, seed=args.seed, null_refits=args.null_refits,
-        holdout=read_table(args.holdout) if args.holdout else None,
+        read_table(args.real), read_table(args.synthetic), schema=schema,
+        sensitive=args.sensitive or schema.sensitive[0], attacker=args.attacker, tau=args.tau, epsilon=args.epsilon,
+        method=args.method, error=args.error, n_trees=args.n_trees, n_permutations=args.permutations, seed=args.seed,
+        null_refits=args.null_refits, holdout=read_table(args.holdout) if args.holdout else None,
     )
     if args.records:
         write_table(result.records, args.records)

@@ -292,13 +292,12 @@ def _holdout_codes(y_holdout: np.ndarray, labels: np.ndarray, shares: np.ndarray
 
 
 def rapid(
-    real: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema, sensitive: str,
-    attacker: str = "rf", tau: float = RapidSettings.tau, epsilon: float = RapidSettings.epsilon,
+    real: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame | None = None, *, schema: DatasetSchema,
+    sensitive: str, attacker: str = "rf", tau: float = RapidSettings.tau, epsilon: float = RapidSettings.epsilon,
     method: str = RapidSettings.method, error: str = RapidSettings.error, delta: float = 0.01,
     n_permutations: int = RapidSettings.permutations, n_trees: int = RapidSettings.n_trees,
     seed: int = 0, n_jobs: int = 1, attribution: bool = True, null_refits: int = DEFAULT_NULL_REFITS,
     max_train: int | None = RapidSettings.max_train, max_records: int | None = RapidSettings.max_records,
-    holdout: pd.DataFrame | None = None,
 ) -> RapidResult:
     """RAPID of `synthetic` for `sensitive`, attacking the `real` records (pass the members).
 

@@ -40,9 +40,10 @@ def dependence_study(schema: DatasetSchema, strengths, attackers, generator_spec
                 for attacker in attackers:
                     if not applicable(attacker, schema.is_categorical(sensitive)):
                         continue
-                    result = rapid(real, synthetic, schema, sensitive, attacker=attacker, tau=settings.tau,
-                                   epsilon=settings.epsilon, error=settings.error, method=settings.method,
-                                   n_permutations=0, n_trees=settings.n_trees, seed=seed, attribution=False)
+                    result = rapid(real, synthetic, schema=schema, sensitive=sensitive, attacker=attacker,
+                                   tau=settings.tau, epsilon=settings.epsilon, error=settings.error,
+                                   method=settings.method, n_permutations=0, n_trees=settings.n_trees, seed=seed,
+                                   attribution=False)
                     for threshold, value in zip(result.curve["threshold"], result.curve["rapid"]):
                         rows.append({"strength": float(strength), "seed": seed, "sensitive": sensitive,
                                      "kind": result.kind, "attacker": attacker,

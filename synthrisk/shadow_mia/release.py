@@ -183,8 +183,8 @@ def release_targets(members: pd.DataFrame, holdout: pd.DataFrame | None, schema:
                    np.r_[np.arange(len(members)), np.arange(len(holdout))][order], scores, targets, len(outliers))
 
 
-def attack_release(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema,
-                   spec: dict, *, name: str | None = None, aux: pd.DataFrame | None = None, seed: int = 0,
+def attack_release(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
+                   spec: dict, name: str | None = None, aux: pd.DataFrame | None = None, seed: int = 0,
                    n_outliers: int = 40, n_random: int = 40, neighbours: int = 5, shadow_datasets: int = 200,
                    eval_datasets: int = 200, bins: int = BINS, radii=RADII, n_trees: int = 100, fprs=FPRS,
                    confidence: float = CONFIDENCE,

@@ -33,18 +33,18 @@ class UtilityResult:
                                "efficacy": self.efficacy.to_dict("records")})
 
 
-def utility(real_train: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame,
+def utility(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *,
             schema: DatasetSchema, seed: int = 0) -> UtilityResult:
     from ..data.split import ROW_ID
 
     typed = []
-    for what, frame in (("real members", real_train), ("synthetic data", synthetic), ("holdout", holdout)):
+    for what, frame in (("real members", members), ("synthetic data", synthetic), ("holdout", holdout)):
         frame = schema.conform(frame.drop(columns=[ROW_ID], errors="ignore"), what=what)
         if frame.empty:
             raise DataError(f"{what} are empty; utility needs rows to train and test on")
         typed.append(frame)
-    real_train, synthetic, holdout = typed
-    schema.unknown_level_shares(pd.concat([real_train, holdout], ignore_index=True), synthetic,
+    members, synthetic, holdout = typed
+    schema.unknown_level_shares(pd.concat([members, holdout], ignore_index=True), synthetic,
                                 reference="real records")
-    return UtilityResult(efficacy(real_train, synthetic, holdout, schema, seed=seed),
-                         fidelity(real_train, synthetic, schema))
+    return UtilityResult(efficacy(members, synthetic, holdout, schema, seed=seed),
+                         fidelity(members, synthetic, schema))

@@ -146,8 +146,8 @@ def test_rapid(case, attacker):
         return
     attacker = {True: attacker if attacker != "linear" else "logit",
                 False: attacker if attacker != "logit" else "linear"}[schema.is_categorical(schema.sensitive[0])]
-    result = attempt(lambda: rapid(real, synthetic, schema, schema.sensitive[0], attacker=attacker, n_trees=5,
-                                   n_permutations=9, seed=0))
+    result = attempt(lambda: rapid(real, synthetic, schema=schema, sensitive=schema.sensitive[0], attacker=attacker,
+                                   n_trees=5, n_permutations=9, seed=0))
     if result is None:
         return
     out = result.to_json()
@@ -258,7 +258,7 @@ def test_utility(case):
     schema = schema_or_refusal(raw)
     if schema is None:
         return
-    result = attempt(lambda: utility(real, synthetic, holdout, schema, seed=0))
+    result = attempt(lambda: utility(real, synthetic, holdout, schema=schema, seed=0))
     if result is None:
         return
     out = result.to_json()

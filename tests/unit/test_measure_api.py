@@ -124,6 +124,33 @@ def test_the_one_function_takes_the_measure_then_train_synthetic_holdout(split):
         synthrisk.measure("dcr", train, train, holdout, None)
 
 
+def _methods():
+    from synthrisk.anonymity import inference, linkability, singling_out
+    from synthrisk.dcr import dcr
+    from synthrisk.domias.core import domias
+    from synthrisk.mia.attacks import membership_attack
+    from synthrisk.mia.ensemble import ensemble_scores
+    from synthrisk.mia.exposure import exposure
+    from synthrisk.rapid import rapid
+    from synthrisk.shadow_mia.release import attack_release
+    from synthrisk.utility.core import utility
+
+    return [dcr, exposure, membership_attack, domias, ensemble_scores, singling_out, linkability, inference, utility,
+            rapid, attack_release]
+
+
+@pytest.mark.parametrize("method", _methods(), ids=lambda f: f.__name__)
+def test_every_method_takes_the_records_in_one_order(method):
+    """Under the measures, every method takes (members, synthetic, holdout) and nothing else by
+    position; the schema and the settings are keywords, so a call in another order fails loudly
+    instead of swapping the members and the holdout."""
+    parameters = list(inspect.signature(method).parameters.values())
+    assert [p.name for p in parameters[:3]] in (["members", "synthetic", "holdout"], ["real", "synthetic", "holdout"])
+    assert all(p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters[:3])
+    assert all(p.kind is p.KEYWORD_ONLY for p in parameters[3:]), [p.name for p in parameters[3:]]
+    assert "schema" in {p.name for p in parameters[3:]}
+
+
 def test_an_unknown_setting_is_refused_by_name(split, adult_schema):
     train, holdout, _, _ = split
     with pytest.raises(ConfigError, match=r"dcr: unknown key\(s\) \['permutatoins'\]; known: .*'permutations'"):

@@ -57,7 +57,7 @@ def strong(sim_schema):
 def test_identity_above_cart_above_independent(strong, sim_schema):
     real, synthetic = strong
     for sensitive, attacker in (("y_cat", "rf"), ("y_cont", "rf"), ("y_cat", "logit")):
-        risk = {name: rapid(real, syn, sim_schema, sensitive, attacker=attacker, n_trees=60,
+        risk = {name: rapid(real, syn, schema=sim_schema, sensitive=sensitive, attacker=attacker, n_trees=60,
                             n_permutations=19, null_refits=0, attribution=False).rapid
                 for name, syn in synthetic.items()}
         assert risk["identity"] >= risk["cart"] >= risk["independent"], (sensitive, attacker, risk)
@@ -65,12 +65,15 @@ def test_identity_above_cart_above_independent(strong, sim_schema):
 
 def test_curves_are_monotone_and_results_deterministic(strong, sim_schema):
     real, synthetic = strong
-    cat = rapid(real, synthetic["cart"], sim_schema, "y_cat", n_trees=40, n_permutations=19, null_refits=2, seed=3)
+    cat = rapid(real, synthetic["cart"], schema=sim_schema, sensitive="y_cat", n_trees=40, n_permutations=19,
+                null_refits=2, seed=3)
     assert np.all(np.diff(cat.curve["rapid"]) <= 0)
     assert cat.curve.loc[cat.curve["threshold"] == 0.3, "rapid"].item() == cat.rapid
-    cont = rapid(real, synthetic["cart"], sim_schema, "y_cont", n_trees=40, n_permutations=19, null_refits=2, seed=3)
+    cont = rapid(real, synthetic["cart"], schema=sim_schema, sensitive="y_cont", n_trees=40, n_permutations=19,
+                 null_refits=2, seed=3)
     assert np.all(np.diff(cont.curve["rapid"]) >= 0)  # a looser tolerance puts more records at risk
-    again = rapid(real, synthetic["cart"], sim_schema, "y_cat", n_trees=40, n_permutations=19, null_refits=2, seed=3)
+    again = rapid(real, synthetic["cart"], schema=sim_schema, sensitive="y_cat", n_trees=40, n_permutations=19,
+                  null_refits=2, seed=3)
     assert again.to_json() == cat.to_json()
     pd.testing.assert_frame_equal(again.records, cat.records)
     assert cat.ci_low < cat.rapid < cat.ci_high and 0 < cat.p_value <= 1
@@ -83,25 +86,26 @@ def test_unseen_categories_and_all_missing_quasi_identifiers(mixed, mixed_schema
     real = mixed.copy()
     real.loc[0, ["num", "cnt", "cat"]] = [np.nan, pd.NA, None]
     for attacker in ("rf", "gbm", "logit", "cart"):
-        result = rapid(real, synthetic, mixed_schema, "target", attacker=attacker, n_trees=20, n_permutations=0)
+        result = rapid(real, synthetic, schema=mixed_schema, sensitive="target", attacker=attacker, n_trees=20,
+                       n_permutations=0)
         assert 0 <= result.rapid <= 1 and len(result.records) == len(real)
 
 
 def test_bad_inputs_are_named(mixed, mixed_schema):
     with pytest.raises(ConfigError, match="'num' is a quasi-identifier"):
-        rapid(mixed, mixed, mixed_schema, "num")
+        rapid(mixed, mixed, schema=mixed_schema, sensitive="num")
     with pytest.raises(ConfigError, match="'nope' is not a column"):
-        rapid(mixed, mixed, mixed_schema, "nope")
+        rapid(mixed, mixed, schema=mixed_schema, sensitive="nope")
     with pytest.raises(ConfigError, match="attacker 'svm' does not exist"):
-        rapid(mixed, mixed, mixed_schema, "target", attacker="svm")
+        rapid(mixed, mixed, schema=mixed_schema, sensitive="target", attacker="svm")
     with pytest.raises(ConfigError, match="tau must be in"):
-        rapid(mixed, mixed, mixed_schema, "target", tau=1.5)
+        rapid(mixed, mixed, schema=mixed_schema, sensitive="target", tau=1.5)
     with pytest.raises(ConfigError, match="epsilon must be > 0"):
-        rapid(mixed, mixed, mixed_schema, "target", epsilon=0)
+        rapid(mixed, mixed, schema=mixed_schema, sensitive="target", epsilon=0)
     with pytest.raises(SchemaError, match=r"synthetic data: column\(s\) \['cnt'\] of schema .* are missing"):
-        rapid(mixed, mixed.drop(columns="cnt"), mixed_schema, "target")
+        rapid(mixed, mixed.drop(columns="cnt"), schema=mixed_schema, sensitive="target")
     with pytest.raises(DataError, match="single level"):
-        rapid(mixed.assign(target="yes"), mixed, mixed_schema, "target", attacker="logit")
+        rapid(mixed.assign(target="yes"), mixed, schema=mixed_schema, sensitive="target", attacker="logit")
 
 
 def test_cli_prints_the_design_json(tmp_path, adult):
@@ -135,8 +139,8 @@ def shuffled_suite(adult, adult_schema):
     for shuffle in (0, 1):
         real, synthetic = adult.iloc[:2000], _shuffled(adult.iloc[2000:5000], shuffle)
         for attacker in ("cart", "rf", "gbm", "rf_cal"):
-            results[shuffle, attacker] = rapid(real, synthetic, adult_schema, "income", attacker=attacker,
-                                               n_trees=100, n_permutations=199, null_refits=0,
+            results[shuffle, attacker] = rapid(real, synthetic, schema=adult_schema, sensitive="income",
+                                               attacker=attacker, n_trees=100, n_permutations=199, null_refits=0,
                                                attribution=False).to_json()
     return results
 
@@ -158,13 +162,13 @@ def test_pruned_cart_and_calibration_remove_confidence_that_is_not_knowledge(adu
     real, synthetic = adult.iloc[:2000], _shuffled(adult.iloc[2000:5000])
     # Unpruned, the tree's near-0/1 leaves put many records above tau on shuffled data (RAPID
     # about 0.39 in the old setup); pruned at cp = 0.01 it keeps the root: the base rate, gain 0.
-    assert rapid(real, synthetic, adult_schema, "income", attacker="cart", n_permutations=0,
+    assert rapid(real, synthetic, schema=adult_schema, sensitive="income", attacker="cart", n_permutations=0,
                  attribution=False).rapid < 0.02
     informed = adult.iloc[2000:5000]
-    raw = rapid(real, informed, adult_schema, "income", attacker="gbm", n_permutations=99, null_refits=0,
-                attribution=False)
-    calibrated = rapid(real, informed, adult_schema, "income", attacker="gbm_cal", n_permutations=99,
-                       null_refits=0, attribution=False)
+    raw = rapid(real, informed, schema=adult_schema, sensitive="income", attacker="gbm", n_permutations=99,
+                null_refits=0, attribution=False)
+    calibrated = rapid(real, informed, schema=adult_schema, sensitive="income", attacker="gbm_cal",
+                       n_permutations=99, null_refits=0, attribution=False)
     assert raw.beats_chance and calibrated.beats_chance
     assert calibrated.rapid_null < raw.rapid_null  # a calibrated model's floor is lower
 
@@ -247,13 +251,13 @@ def test_refit_null_stops_a_lucky_function_of_the_quasi_identifiers_from_beating
 
     real = sim_schema.conform(simulate(2000, strength=0.8, seed=3))
     independent = make_generator({"backend": "independent"}, seed=1).fit(real, sim_schema).sample(2000, 1)
-    result = rapid(real, independent, sim_schema, "y_cat", attacker="gbm", n_permutations=999, null_refits=10,
-                   attribution=False)
+    result = rapid(real, independent, schema=sim_schema, sensitive="y_cat", attacker="gbm", n_permutations=999,
+                   null_refits=10, attribution=False)
     assert result.p_value_labels <= 0.05 < result.p_value_refit and result.p_value == result.p_value_refit
     assert not result.beats_chance and result.n_null_refits == 10
     informed = make_generator({"backend": "cart"}, seed=0).fit(real, sim_schema).sample(2000, 0)
-    strong = rapid(real, informed, sim_schema, "y_cat", attacker="rf", n_trees=50, n_permutations=199,
-                   null_refits=5, attribution=False)
+    strong = rapid(real, informed, schema=sim_schema, sensitive="y_cat", attacker="rf", n_trees=50,
+                   n_permutations=199, null_refits=5, attribution=False)
     assert strong.p_value_refit < 1e-4 and strong.beats_chance
     assert _refit_p_value(0.5, np.array([0.1, 0.12, 0.11])) < 1e-3
     assert _refit_p_value(0.1, np.array([0.1, 0.12, 0.11, 0.09])) > 0.3
@@ -273,22 +277,27 @@ def test_size_caps_subsample_and_say_so_and_change_nothing_below_them(strong, si
     real, synthetic = strong
     real = real.assign(row_id=np.arange(100, 100 + len(real)))
     kwargs = {"n_trees": 30, "n_permutations": 19, "null_refits": 0, "seed": 2}
-    full = rapid(real, synthetic["cart"], sim_schema, "y_cat", max_train=None, max_records=None, **kwargs)
-    at_cap = rapid(real, synthetic["cart"], sim_schema, "y_cat", max_train=1500, max_records=1500, **kwargs)
+    full = rapid(real, synthetic["cart"], schema=sim_schema, sensitive="y_cat", max_train=None, max_records=None,
+                 **kwargs)
+    at_cap = rapid(real, synthetic["cart"], schema=sim_schema, sensitive="y_cat", max_train=1500, max_records=1500,
+                   **kwargs)
     assert at_cap.to_json() == full.to_json() and not full.to_json()["capped"]
     assert full.subsample_note is None and full.n_records == full.n_records_total == 1500
-    scored = rapid(real, synthetic["cart"], sim_schema, "y_cat", max_train=None, max_records=400, **kwargs)
+    scored = rapid(real, synthetic["cart"], schema=sim_schema, sensitive="y_cat", max_train=None, max_records=400,
+                   **kwargs)
     assert scored.n_records == 400 and scored.n_records_total == 1500 and scored.n_train == 1500
     assert "400 of the 1,500 real records" in scored.subsample_note and scored.to_json()["capped"]
     same = full.records.set_index("row_id").loc[scored.records["row_id"], "score"].to_numpy()
     np.testing.assert_array_equal(scored.records["score"].to_numpy(), same)
     assert scored.rapid == pytest.approx(scored.records["at_risk"].mean())
     assert scored.ci_high - scored.ci_low > full.ci_high - full.ci_low  # the sample's (wider) interval
-    learned = rapid(real, synthetic["cart"], sim_schema, "y_cont", max_train=600, max_records=None, **kwargs)
+    learned = rapid(real, synthetic["cart"], schema=sim_schema, sensitive="y_cont", max_train=600, max_records=None,
+                    **kwargs)
     assert learned.n_train == 600 and learned.n_synthetic_total == 1500 and "600 of the 1,500 synthetic" in \
         learned.subsample_note
-    again = rapid(real, synthetic["cart"], sim_schema, "y_cont", max_train=600, max_records=None, **kwargs)
+    again = rapid(real, synthetic["cart"], schema=sim_schema, sensitive="y_cont", max_train=600, max_records=None,
+                  **kwargs)
     assert again.to_json() == learned.to_json()
     for bad in (0, 1.5, True):
         with pytest.raises(ConfigError, match="max_train"):
-            rapid(real, synthetic["cart"], sim_schema, "y_cat", max_train=bad, **kwargs)
+            rapid(real, synthetic["cart"], schema=sim_schema, sensitive="y_cat", max_train=bad, **kwargs)

@@ -37,8 +37,8 @@ def releases(population, sim_schema):
     results = {}
     for name, synthetic in (("population", others), ("identity", identity.sample(1000, 0))):
         for attacker, sensitive in (("logit", "y_cat"), ("rf", "y_cat"), ("rf", "y_cont")):
-            results[name, attacker, sensitive] = rapid(members, synthetic, sim_schema, sensitive, attacker=attacker,
-                                                       holdout=holdout, seed=0, **FAST)
+            results[name, attacker, sensitive] = rapid(members, synthetic, schema=sim_schema, sensitive=sensitive,
+                                                       attacker=attacker, holdout=holdout, seed=0, **FAST)
     return results
 
 
@@ -105,26 +105,29 @@ def test_the_same_fitted_attacker_scores_the_holdout_and_rapid_is_unchanged(popu
     its records do not change with a holdout."""
     members, holdout, others = population
     kwargs = {"n_trees": 30, "n_permutations": 19, "null_refits": 2, "attribution": False, "seed": 4}
-    with_holdout = rapid(members, others, sim_schema, "y_cont", attacker="rf", holdout=holdout, **kwargs)
-    alone = rapid(holdout, others, sim_schema, "y_cont", attacker="rf", **kwargs)
+    with_holdout = rapid(members, others, schema=sim_schema, sensitive="y_cont", attacker="rf", holdout=holdout,
+                         **kwargs)
+    alone = rapid(holdout, others, schema=sim_schema, sensitive="y_cont", attacker="rf", **kwargs)
     np.testing.assert_array_equal(with_holdout.holdout_records["score"], alone.records["score"])
     assert with_holdout.holdout_records["row_id"].tolist() == holdout["row_id"].tolist()
     assert with_holdout.rapid_holdout == alone.rapid
-    without = rapid(members, others, sim_schema, "y_cont", attacker="rf", **kwargs)
+    without = rapid(members, others, schema=sim_schema, sensitive="y_cont", attacker="rf", **kwargs)
     published = {k: v for k, v in with_holdout.to_json().items() if k not in NEW_KEYS}
     assert published == {k: v for k, v in without.to_json().items() if k not in NEW_KEYS}
     pd.testing.assert_frame_equal(with_holdout.records, without.records)
     # categorical: a holdout class no member has is scored with b below one member's share
     lacking = members[members["y_cat"] != "high"]
-    result = rapid(lacking, others, sim_schema, "y_cat", attacker="logit", holdout=holdout, **kwargs)
+    result = rapid(lacking, others, schema=sim_schema, sensitive="y_cat", attacker="logit", holdout=holdout,
+                   **kwargs)
     assert np.isfinite(result.holdout_records["score"]).all() and 0 <= result.rapid_holdout <= 1
     with pytest.raises(DataError, match="holdout data: no records"):
-        rapid(members, others, sim_schema, "y_cat", attacker="logit", holdout=holdout.iloc[:0], **kwargs)
+        rapid(members, others, schema=sim_schema, sensitive="y_cat", attacker="logit", holdout=holdout.iloc[:0],
+              **kwargs)
 
 
 def test_without_holdout_the_excess_is_not_available_and_the_verdict_falls_back(population, sim_schema):
     members, _, others = population
-    result = rapid(members, others, sim_schema, "y_cat", attacker="logit", seed=0, **FAST)
+    result = rapid(members, others, schema=sim_schema, sensitive="y_cat", attacker="logit", seed=0, **FAST)
     out = json.loads(json.dumps(result.to_json()))
     assert out["rapid_holdout"] is None and out["member_excess"] is None and out["member_excess_p_value"] is None
     assert out["member_excess_significant"] is None and "not available: no holdout" in out["member_verdict"]
@@ -146,7 +149,7 @@ def test_summary_and_evidence_rest_on_the_member_excess(releases, population, si
     members, _, others = population
     rows = [_frame(releases[name, attacker, "y_cat"], seed=0, generator=name)
             for name in ("population", "identity") for attacker in ("logit", "rf")]
-    no_holdout = rapid(members, others, sim_schema, "y_cat", attacker="rf", seed=0, **FAST)
+    no_holdout = rapid(members, others, schema=sim_schema, sensitive="y_cat", attacker="rf", seed=0, **FAST)
     rows.append(_frame(no_holdout, seed=0, generator="no_holdout"))
     table, rapid_max = summarise(pd.DataFrame(rows))
     by = table.set_index(["generator", "attacker"])

@@ -59,7 +59,7 @@ def test_the_budget_says_what_it_can_tell_from_chance():
 
 def test_copies_of_the_members_are_found(schema):
     members, holdout = small_records(schema, 300, 1), small_records(schema, 300, 2, 1000)
-    result = attack_release(members, holdout, members, schema, {"backend": "identity"}, **SMALL)
+    result = attack_release(members, members, holdout, schema=schema, spec={"backend": "identity"}, **SMALL)
     assert result.auc > 0.9 and result.auc_p_value < 1e-3
     assert result.budget.fits == 40 and result.fits_failed == 0
     summary = result.to_json()
@@ -107,7 +107,7 @@ def test_releases_that_never_saw_the_members_hold_the_tests_level(schema):
     for replicate in range(20):
         members, holdout = small_records(schema, 120, 100 + replicate), small_records(schema, 120, 200 + replicate, 1000)
         unseen = small_records(schema, 120, 300 + replicate, 5000)
-        result = attack_release(members, holdout, unseen, schema, {"backend": "identity"}, seed=replicate,
+        result = attack_release(members, unseen, holdout, schema=schema, spec={"backend": "identity"}, seed=replicate,
                                 **{**SMALL, "shadow_datasets": 8, "eval_datasets": 8, "n_trees": 10})
         fired += result.auc_p_value <= 0.05
     assert fired <= 5, fired

@@ -18,7 +18,7 @@ def adult_parts(adult):
 
 def test_real_data_as_synthetic_scores_like_real(adult_parts, adult_schema):
     train, other_real, holdout = adult_parts
-    result = utility(train, other_real, holdout, adult_schema)
+    result = utility(train, other_real, holdout, schema=adult_schema)
     auc = result.efficacy.set_index("metric").loc["auc"]
     assert 0.85 < auc["real"] < 0.95  # income from the other Adult columns
     assert abs(auc["ratio"] - 1) < 0.03
@@ -29,10 +29,10 @@ def test_destroyed_relations_lose_efficacy_but_keep_column_shapes(adult_parts, a
     train, other_real, holdout = adult_parts
     rng = np.random.default_rng(0)
     shuffled = other_real.apply(lambda c: c.sample(frac=1, random_state=rng.integers(1e9)).to_numpy())
-    result = utility(train, shuffled, holdout, adult_schema)
+    result = utility(train, shuffled, holdout, schema=adult_schema)
     assert result.efficacy_ratio < 0.7
     assert result.fidelity["column_shapes"] > 0.9
-    assert result.fidelity["column_pair_trends"] < utility(train, other_real, holdout, adult_schema).fidelity[
+    assert result.fidelity["column_pair_trends"] < utility(train, other_real, holdout, schema=adult_schema).fidelity[
         "column_pair_trends"] - 0.05
 
 
@@ -55,7 +55,7 @@ def test_continuous_target_reports_r2(sim_schema):
 def test_missing_column_is_named(adult_parts, adult_schema):
     train, other_real, holdout = adult_parts
     with pytest.raises(SchemaError, match=r"synthetic data: column\(s\) \['age'\] .* missing"):
-        utility(train, other_real.drop(columns="age"), holdout, adult_schema)
+        utility(train, other_real.drop(columns="age"), holdout, schema=adult_schema)
 
 
 def test_fidelity_scores_are_in_unit_interval(adult_parts, adult_schema):
