@@ -9,7 +9,9 @@ from .settings import MEMBER_SHARE_RULES, MiaSettings
 def add_command(sub) -> None:
     p = sub.add_parser("mia", help="membership inference (KDE attacks and the threshold baseline)")
     p.add_argument("--members", required=True, help="records the generator was trained on")
-    p.add_argument("--non-members", required=True, help="records of the same population it never saw")
+    # --non-members: the name of releases up to 0.1.0, still read
+    p.add_argument("--holdout", "--non-members", dest="holdout", required=True,
+                   help="records of the same population it never saw")
     p.add_argument("--synthetic", required=True)
     p.add_argument("--schema", required=True)
     p.add_argument("--aux", help="attacker's auxiliary non-member records (enables the realistic attack and "
@@ -42,13 +44,13 @@ def run(args) -> dict:
     from .attacks import DEFAULT_THRESHOLDS, membership_attack
 
     if args.records:  # refused before any work: not an input, and absent or synthrisk's own
-        check_output_file(args.records, {"--members": args.members, "--non-members": args.non_members,
+        check_output_file(args.records, {"--members": args.members, "--holdout": args.holdout,
                                          "--synthetic": args.synthetic, "--schema": args.schema, "--aux": args.aux},
                           option="--records")
     thresholds = args.thresholds or DEFAULT_THRESHOLDS
     share = args.member_share
     result = membership_attack(
-        read_table(args.members), read_table(args.synthetic), read_table(args.non_members),
+        read_table(args.members), read_table(args.synthetic), read_table(args.holdout),
         schema=load_schema(args.schema), aux=read_table(args.aux) if args.aux else None,
         aux_member_fraction=args.aux_member_fraction, thresholds=thresholds, prior=args.prior,
         seed=args.seed, realistic=args.aux is not None, member_share=share,

@@ -96,7 +96,7 @@ def cmd_rapid(f, real="real.csv", synthetic="synthetic.csv", sensitive="diag-cod
 
 
 def cmd_mia(f, members="real.csv", synthetic="synthetic.csv", extra=()):
-    return ["mia", "--members", members, "--non-members", "holdout.csv", "--synthetic", synthetic,
+    return ["mia", "--members", members, "--holdout", "holdout.csv", "--synthetic", synthetic,
             "--aux", "aux.csv", "--schema", "schema.yaml", "--records", "out/mia.parquet", "--json", *extra]
 
 
