@@ -17,8 +17,11 @@ and MAMA-MIA for MST).
   its members (p ≤ 0.05 on its own) or names one. For MST the shadow models get 40 refits (an MST
   fit takes 7–14 s here: 400 would be an hour per release), stated in the table; MAMA-MIA is the
   strong attack there.
+- The issue's rule, reported beside it: a member target whose shadow-model TPR at 1 % FPR (on
+  fresh refits) has its Clopper-Pearson lower bound above 1 %, a member the gold standard finds
+  (never counted on the null).
 - *False reassurance*: the audit as it ships answers "yes" (every risk below its threshold), or
-  reads membership below its threshold, for a broken release.
+  reads membership below its threshold, for a broken release (and for one with a vulnerable member).
 - Every attack's TPR at 1 % and 0.1 % FPR (the black-box attacks' own, where they give one), and
   each shadow target's TPR at 10 % and 1 % FPR with Clopper-Pearson intervals, are kept in the runs.
 
@@ -65,6 +68,11 @@ GENERATORS = {
 SHADOW_FITS = {"mst_eps1": 40, "mst_eps10": 40}
 LEVEL = 0.05
 STRONG = ("shadow_models", "mama_mia")
+#: the release that never saw its members
+NULL = "cart_other"
+#: the issue's rule of a release the gold standard shows membership inference on: a member target
+#: whose per-target TPR at 1 % FPR (on fresh refits) has its Clopper-Pearson lower bound above 1 %
+SHOWN_FPR, SHOWN_TPR = 0.01, 0.01
 
 
 def spec_of(name: str, split: int) -> dict:
@@ -95,7 +103,7 @@ def run_one(dataset: str, split: int, name: str, commit: str) -> dict:
     schema = population.schema
     members, holdout, other = population.take(N), population.take(N), population.take(N)
     spec = spec_of(name, split)
-    source = other if name == "cart_other" else members
+    source = other if name == NULL else members
     release, status = run_generator(name, spec, source, schema, n=N, seed=seed)
     if status["status"] != "ok":
         raise RuntimeError(f"{name}: {status['error']}")
@@ -152,6 +160,13 @@ def read_runs() -> pd.DataFrame:
     return pd.concat([pd.read_csv(f) for f in files], ignore_index=True) if files else pd.DataFrame()
 
 
+def vulnerable_member(targets_json: str) -> bool:
+    """Whether a member target of the shadow models is demonstrably attackable at 1 % FPR (the
+    release was fitted on that member, so the gold-standard attack finds it that often)."""
+    rows = json.loads(targets_json) if isinstance(targets_json, str) and targets_json else []
+    return any(r.get("member") == "yes" and (r.get(f"TPR at FPR {SHOWN_FPR:g} low") or 0) > SHOWN_TPR for r in rows)
+
+
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     from synthrisk.stats.proportions import clopper_pearson
 
@@ -161,18 +176,23 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
         low, high = clopper_pearson(k, m, 0.95)
         return f"{k} of {m} ({100 * k / m:.0f} %, {100 * low:.0f}–{100 * high:.0f})"
 
+    def reassures(frame: pd.DataFrame, suffix: str) -> int:
+        return int(((frame[f"answer{suffix}"] == "yes") | (frame[f"membership{suffix}"] == "below the threshold")).sum())
+
     rows = []
     for (dataset, name), part in runs.groupby(["dataset", "generator"], sort=True):
         broken = part[part["broken"].astype(bool)]
-        reassured = (broken["answer"] == "yes") | (broken["membership"] == "below the threshold")
-        reassured_in_hand = (broken["answer_in_hand"] == "yes") | (broken["membership_in_hand"] == "below the threshold")
+        shown = part[[name != NULL and vulnerable_member(targets) for targets in part["shadow_targets"]]]
         rows.append({"dataset": dataset, "generator": name, "splits": f"{part['split'].nunique()} of {SPLITS}",
                      "refits": int(part["shadow_fits"].iloc[0]),
                      "broken by the strong attacks": rate(len(broken), len(part)),
+                     "a member shown vulnerable": rate(len(shown), len(part)),
                      "audit says no (as shipped)": rate(int((part["answer"] == "no").sum()), len(part)),
                      "audit says no (generator in hand)": rate(int((part["answer_in_hand"] == "no").sum()), len(part)),
-                     "false reassurance (as shipped)": rate(int(reassured.sum()), len(broken)),
-                     "false reassurance (generator in hand)": rate(int(reassured_in_hand.sum()), len(broken)),
+                     "false reassurance (as shipped)": rate(reassures(broken, ""), len(broken)),
+                     "false reassurance (generator in hand)": rate(reassures(broken, "_in_hand"), len(broken)),
+                     "false reassurance, vulnerable member (as shipped / in hand)":
+                         f"{rate(reassures(shown, ''), len(shown))} / {rate(reassures(shown, '_in_hand'), len(shown))}",
                      "seconds (shipped / in hand, median)": f"{part['seconds'].median():.0f} / "
                                                             f"{part['seconds_in_hand'].median():.0f}"})
     return pd.DataFrame(rows)
@@ -181,6 +201,8 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
 def markdown(table: pd.DataFrame) -> str:
     return ("Per dataset and generator: splits run of those planned; rates with 95 % Clopper–Pearson intervals. "
             "Broken: an attack that refits the generator finds the members (p ≤ 0.05 on its own) or names one. "
+            "A member shown vulnerable (the issue's rule): a member target whose shadow-model TPR at 1 % FPR has its "
+            "Clopper–Pearson lower bound above 1 % (never on the null, cart_other). "
             "False reassurance: of the broken releases, those the audit answers “yes” or reads membership below "
             "its threshold.\n\n" + table.to_markdown(index=False) + "\n")
 

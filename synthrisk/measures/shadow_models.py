@@ -109,7 +109,7 @@ class ShadowModels(Measure):
 
     def reported(self, summaries):
         """Per target: its kind, whether it is a member, its vulnerability under this generator (the
-        attack's AUC and TPR at 10 % and 1 % FPR on fresh refits, with intervals) and the release's
+        attack's AUC and TPR at 10, 1 and 0.1 % FPR on fresh refits, with intervals) and the release's
         p-value; notes state the budget and what it can tell from chance."""
         ok = [s for s in summaries if s.get("status") == "ok"]
         if not ok:
@@ -120,7 +120,7 @@ class ShadowModels(Measure):
                 rows.append({"target": f"{t['file']}:{t['row']}", "kind": t["kind"],
                              "member": "yes" if t["member"] else "no",
                              "AUC": t["auc"], "ci_low": t["auc_low"], "ci_high": t["auc_high"],
-                             **{f"{label}{end}": t.get(f"tpr{suffix}@{fpr:g}") for fpr in (0.1, 0.01)
+                             **{f"{label}{end}": t.get(f"tpr{suffix}@{fpr:g}") for fpr in (0.1, 0.01, 0.001)
                                 for end, suffix, label in (("", "", f"TPR at FPR {fpr:g}"),
                                                            (" low", "_low", f"TPR at FPR {fpr:g}"),
                                                            (" high", "_high", f"TPR at FPR {fpr:g}"))},
