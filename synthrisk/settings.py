@@ -4,8 +4,8 @@
 the key's meaning and the JSON-schema rules its values obey (`minimum`, `enum`, `items`, ...); its
 type is the field's annotation. One statement serves every reader:
 
-- `check(settings, where)` refuses a bad value where it enters (a config block, a keyword of
-  `synthrisk.measure`), naming the key;
+- `check(Settings, values, where)` refuses a bad value where it enters (a config block, a keyword
+  of `synthrisk.measure`), naming the key;
 - `block_schema(Settings)` is the measure's block of the workflow's config schema
   (`workflow/schemas/config.schema.yaml` is generated from it: `make schema`), which Snakemake's
   `validate` applies and whose defaults it fills in;
