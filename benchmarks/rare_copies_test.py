@@ -3,7 +3,7 @@ records needs evidence that does not come from ranks alone"), measured before it
 
 The per-person exposure evidence cannot name 10 copied members: a conformal p-value against n
 holdout records is at least 1 / (n + 1), so Benjamini-Hochberg at q over m members names nobody
-unless about m / (q (n + 1)) members share the smallest p-values (22 at 1,000 and 1,000, q =
+unless about m / (q (n + 1)) members share the smallest p-values (23 at 1,000 and 1,000, q =
 0.045). Its AUC is an average. So the audit reads releases with copies of the rarest 1 % of
 members (`rare_0.01`) as *at risk* in none of the pre-registered splits run so far (0 of 47).
 

@@ -3,7 +3,7 @@
 The per-person exposure evidence (`exposure`) names members through conformal p-values against
 the holdout's scores, and a conformal p-value against n holdout records is at least 1 / (n + 1):
 Benjamini-Hochberg at rate q over m members names nobody unless about m / (q (n + 1)) of them
-share the smallest p-values (22 at 1,000 members and 1,000 holdout records, q = 0.045). A release
+share the smallest p-values (23 at 1,000 members and 1,000 holdout records, q = 0.045). A release
 that copies a handful of rare people, the ones easiest to recognise, slips under that.
 
 This test reads the rare records only, and counts:
