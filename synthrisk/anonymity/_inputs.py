@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.schema import DatasetSchema
-from ..data.split import ROW_ID
+from ..data.split import ROW_ID, row_ids
 from ..errors import ConfigError, DataError, SchemaError
 
 # Attacks per evaluator unless a caller says otherwise (anonymeter uses 500; more attacks, narrower
@@ -54,7 +54,7 @@ def prepare(frame, schema: DatasetSchema, name: str) -> tuple[pd.DataFrame, np.n
         what = ("the control set (real records never given to the generator) is empty; the risk is "
                 "measured against it, so hold out some real records") if name == "control" else "has no records"
         raise DataError(f"{name}: {what}")
-    ids = frame[ROW_ID].to_numpy() if ROW_ID in frame.columns else np.arange(len(frame))
+    ids = row_ids(frame)
     try:
         conformed = schema.conform(frame.drop(columns=[ROW_ID], errors="ignore"), what=name)
     except SchemaError as exc:  # the frame does not fit the schema: a data problem, named as such

@@ -11,6 +11,11 @@ from ..errors import ConfigError
 ROW_ID = "row_id"
 
 
+def row_ids(frame: pd.DataFrame) -> np.ndarray:
+    """A frame's `row_id` column (its rows in the file the records came from), else its positions."""
+    return frame[ROW_ID].to_numpy() if ROW_ID in frame.columns else np.arange(len(frame))
+
+
 def split_real(
     real: pd.DataFrame, n_train: int, n_holdout: int, n_aux: int, seed: int,
     stratify: str | None = None, dataset: str = "dataset", members: str = "random",

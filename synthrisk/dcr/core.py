@@ -86,7 +86,7 @@ import pandas as pd
 from scipy.stats import binom, norm
 
 from ..data.schema import DatasetSchema
-from ..data.split import ROW_ID
+from ..data.split import ROW_ID, row_ids
 from ..errors import ConfigError, DataError
 from ..io import finite_or_null
 from ..mia.gower import GowerSpace, k_nearest_encoded
@@ -269,9 +269,6 @@ def _conform(frame, schema: DatasetSchema, name: str, minimum: int) -> pd.DataFr
     return out.reset_index(drop=True)
 
 
-def _ids(frame: pd.DataFrame) -> np.ndarray:
-    return frame[ROW_ID].to_numpy() if ROW_ID in frame.columns else np.arange(len(frame))
-
 
 def _positive_int(value, name: str, allow_none: bool) -> None:
     if value is None and allow_none:
@@ -356,7 +353,7 @@ def dcr(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *
     copy_m = np.fromiter((k in member_keys for k in keys_s), dtype=bool, count=n_total)
     copy_h = np.fromiter((k in holdout_keys for k in keys_s), dtype=bool, count=n_total)
 
-    ids_m, ids_h = _ids(members)[member_pos], _ids(holdout)[holdout_pos]
+    ids_m, ids_h = row_ids(members)[member_pos], row_ids(holdout)[holdout_pos]
     records = pd.DataFrame({
         "synthetic_index": scored, "nearest_member": ids_m[im1], "distance_member": dm1,
         "second_distance_member": dm2, "nndr_member": nndr_m, "nearest_holdout": ids_h[ih1],

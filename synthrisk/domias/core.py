@@ -67,7 +67,7 @@ import pandas as pd
 
 from ..data.encoding import category_strings, numeric_values
 from ..data.schema import DatasetSchema
-from ..data.split import ROW_ID
+from ..data.split import ROW_ID, row_ids
 from ..errors import ConfigError, DataError
 from ..io import finite_or_null
 from ..mia.attacks import (
@@ -256,9 +256,6 @@ def _conform(frame, schema: DatasetSchema, name: str) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def _ids(frame: pd.DataFrame) -> np.ndarray:
-    return frame[ROW_ID].to_numpy() if ROW_ID in frame.columns else np.arange(len(frame))
-
 
 def domias(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
            aux: pd.DataFrame, population_size: int | None = None,
@@ -321,7 +318,7 @@ def domias(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame
     metrics = score_metrics(y, score)
     ablation = {k: v for k, v in score_metrics(y, log_syn).items() if k != "roc"}
 
-    ids_m, ids_nm = _ids(members), _ids(holdout)
+    ids_m, ids_nm = row_ids(members), row_ids(holdout)
     records = pd.DataFrame({ROW_ID: np.concatenate([ids_m[member_pos], ids_nm[non_pos]]), "member": y,
                             "score": score, "log_p_synthetic": log_syn, "log_p_reference": log_ref})
     summary = {

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.schema import DatasetSchema
-from ..data.split import ROW_ID
+from ..data.split import ROW_ID, row_ids
 from ..errors import ConfigError, DataError
 from .gower import GowerSpace, nearest_synthetic
 from .kde import DistanceDensity, member_probability
@@ -360,8 +360,7 @@ def membership_attack(
                     "tau": None, "tau_rule": METHOD1_UNAVAILABLE}
     baseline_oracle = {**best_baseline, "tau_rule": ORACLE_RULE}
 
-    ids_m = members[ROW_ID].to_numpy() if ROW_ID in members else np.arange(len(members))
-    ids_nm = holdout[ROW_ID].to_numpy() if ROW_ID in holdout else np.arange(len(holdout))
+    ids_m, ids_nm = row_ids(members), row_ids(holdout)
     records = pd.DataFrame({ROW_ID: np.concatenate([ids_m[member_pos], ids_nm[non_pos]]), "member": y,
                             "distance": d, "nearest_synthetic": np.concatenate([i_m, i_nm]),
                             "p_member_true": p_true})

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.schema import DatasetSchema
-from ..data.split import ROW_ID
+from ..data.split import ROW_ID, row_ids
 from ..errors import DataError
 from ..stats.multiple_testing import benjamini_hochberg
 from .gower import GowerSpace, k_nearest
@@ -128,9 +128,6 @@ def _typed(frame: pd.DataFrame, schema: DatasetSchema, what: str) -> pd.DataFram
     return schema.conform(frame.drop(columns=[ROW_ID], errors="ignore"), what=what)
 
 
-def _ids(frame: pd.DataFrame) -> np.ndarray:
-    return frame[ROW_ID].to_numpy() if ROW_ID in frame else np.arange(len(frame))
-
 
 def exposure(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
              aux: pd.DataFrame | None = None, fdr: float = 0.045) -> ExposureResult:
@@ -148,7 +145,7 @@ def exposure(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFra
     scores = exposure_scores(real, _typed(synthetic, schema, "synthetic"), schema)
     m, n = len(members), len(holdout)
     judged = judge_scores(scores[:m], scores[m:m + n], fdr)
-    records = member_records(_ids(members), _ids(holdout), scores[:m + n], judged)
+    records = member_records(row_ids(members), row_ids(holdout), scores[:m + n], judged)
     return ExposureResult(auc=judged.auc, auc_p_value=judged.p_value, auc_ci_low=judged.ci_low,
                           auc_ci_high=judged.ci_high, n_members=m, n_calibration=n, fdr=fdr,
                           n_identified=int(judged.named.sum()), min_named=judged.min_named, records=records)

@@ -33,7 +33,7 @@ import pandas as pd
 from scipy.stats import hypergeom
 
 from ..data.schema import DatasetSchema
-from ..data.split import ROW_ID
+from ..data.split import ROW_ID, row_ids
 from ..errors import DataError
 from .gower import GowerSpace, k_nearest
 
@@ -88,12 +88,9 @@ def rare_copies(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.Data
     is_member = chosen < len(members)
     member_matches, total = int((matched & is_member).sum()), int(matched.sum())
     p_value = float(hypergeom.sf(member_matches - 1, len(chosen), total, int(is_member.sum()))) if total else 1.0
-    ids = np.concatenate([_ids(members), _ids(holdout)])
+    ids = np.concatenate([row_ids(members), row_ids(holdout)])
     records = pd.DataFrame({ROW_ID: ids[chosen], "member": is_member.astype(int), "isolation": isolation[chosen],
                             "matched": matched})
     return RareCopies(p_value, len(chosen), int(is_member.sum()), member_matches, total - member_matches, share,
                       records)
 
-
-def _ids(frame: pd.DataFrame) -> np.ndarray:
-    return frame[ROW_ID].to_numpy() if ROW_ID in frame else np.arange(len(frame))

@@ -12,7 +12,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from ..data.encoding import numeric_values
 from ..data.schema import DatasetSchema
-from ..data.split import ROW_ID
+from ..data.split import ROW_ID, row_ids
 from ..errors import ConfigError, DataError
 from ..stats.proportions import MEMBER_EXCESS_CI, MEMBER_EXCESS_TEST, member_excess_test
 from .attackers import CALIBRATED, CALIBRATION_FOLDS, base_attacker, informative_features, make_attacker, model_frame
@@ -245,7 +245,7 @@ def _check_inputs(real, synthetic, schema: DatasetSchema, sensitive: str):
         raise ConfigError(f"sensitive attribute '{sensitive}' is not a column of schema {schema.origin}")
     if sensitive in schema.quasi_identifiers:
         raise ConfigError(f"'{sensitive}' is a quasi-identifier in {schema.origin}; the attacker already knows it")
-    row_ids = real[ROW_ID].to_numpy() if ROW_ID in real else np.arange(len(real))
+    ids = row_ids(real)
     # Conformance names missing and unknown columns per file and drops the schema's `drop` columns
     # from whichever file has them.
     real = schema.conform(real.drop(columns=[ROW_ID], errors="ignore"), what="real data")
@@ -263,20 +263,20 @@ def _check_inputs(real, synthetic, schema: DatasetSchema, sensitive: str):
             raise DataError(f"synthetic data: continuous sensitive attribute '{sensitive}' is missing in all "
                             f"{len(synthetic)} records: the attacker has no value to learn from, so RAPID is "
                             "undefined; check the generator's output")
-    return real, synthetic, row_ids, unknown
+    return real, synthetic, ids, unknown
 
 
 def _check_holdout(holdout: pd.DataFrame, schema: DatasetSchema, sensitive: str):
     """The holdout conformed to the schema, with its row ids; refused when it has no record or no
     value of a continuous sensitive attribute (nothing to compare the members with)."""
-    row_ids = holdout[ROW_ID].to_numpy() if ROW_ID in holdout else np.arange(len(holdout))
+    ids = row_ids(holdout)
     holdout = schema.conform(holdout.drop(columns=[ROW_ID], errors="ignore"), what="holdout data")
     if len(holdout) == 0:
         raise DataError("holdout data: no records; pass holdout=None to run RAPID without the member excess")
     if not schema.is_categorical(sensitive) and holdout[sensitive].isna().all():
         raise DataError(f"holdout data: continuous sensitive attribute '{sensitive}' is missing in all "
                         f"{len(holdout)} records: the member excess is undefined (no true value to infer)")
-    return holdout, row_ids
+    return holdout, ids
 
 
 def _holdout_codes(y_holdout: np.ndarray, labels: np.ndarray, shares: np.ndarray, n_real: int):
@@ -340,7 +340,7 @@ def rapid(
     for name, cap in (("max_train", max_train), ("max_records", max_records)):
         if cap is not None and (isinstance(cap, bool) or int(cap) != cap or cap < 2):
             raise ConfigError(f"{name} must be an integer >= 2 or null (no cap), got {cap}")
-    real, synthetic, row_ids, unknown = _check_inputs(real, synthetic, schema, sensitive)
+    real, synthetic, record_ids, unknown = _check_inputs(real, synthetic, schema, sensitive)
     if holdout is not None:
         holdout, holdout_ids = _check_holdout(holdout, schema, sensitive)
     all_real, n_real_total, n_synthetic_total = real, len(real), len(synthetic)
@@ -353,7 +353,7 @@ def rapid(
                      "more, e.g. from records it copies, and the interval does not include that")
     if max_records is not None and len(real) > max_records:
         real_pos = np.sort(picker.permutation(len(real))[:int(max_records)])
-        real, row_ids = real.iloc[real_pos], row_ids[real_pos]
+        real, record_ids = real.iloc[real_pos], record_ids[real_pos]
         notes.append(f"RAPID is the share at risk among {len(real):,} of the {n_real_total:,} real records, drawn at "
                      "random (seeded; rapid.max_records); its interval and tests are that sample's")
     n_holdout_total = None if holdout is None else len(holdout)
@@ -438,7 +438,7 @@ def rapid(
                 max(int(null_refits), MIN_NULL_REFITS))
             refit_null, n_refits = float(refits.mean()), len(refits)
             p_value = p_labels if p_refit is None else max(p_labels, p_refit)
-    records = pd.DataFrame({ROW_ID: row_ids, "score": scores, "at_risk": flags})
+    records = pd.DataFrame({ROW_ID: record_ids, "score": scores, "at_risk": flags})
     result = RapidResult(
         rapid=float(flags.mean()), n_records=len(flags), n_at_risk=n_at_risk,
         ci_low=float(low), ci_high=float(high), sensitive=sensitive, attacker=attacker,

@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.schema import DatasetSchema
-from ..data.split import ROW_ID
+from ..data.split import ROW_ID, row_ids
 from ..errors import ConfigError, DataError
 from ..generators.memory import BetweenFits
 from ..io import finite_or_null
@@ -137,9 +137,6 @@ def _records(frame: pd.DataFrame, schema: DatasetSchema) -> pd.DataFrame:
     return frame[list(schema.columns)].reset_index(drop=True)
 
 
-def _ids(frame: pd.DataFrame) -> np.ndarray:
-    return frame[ROW_ID].to_numpy() if ROW_ID in frame else np.arange(len(frame))
-
 
 @dataclass(frozen=True)
 class Targets:
@@ -179,7 +176,7 @@ def release_targets(members: pd.DataFrame, holdout: pd.DataFrame | None, schema:
         raise DataError(f"shadow models: the {len(targets)} targets hold {int(chosen.sum())} member(s) and "
                         f"{int((1 - chosen).sum())} holdout record(s); the release-level test needs both (ask for "
                         "more targets)")
-    return Targets(population, label, np.concatenate([_ids(members), _ids(holdout)])[order],
+    return Targets(population, label, np.concatenate([row_ids(members), row_ids(holdout)])[order],
                    np.r_[np.arange(len(members)), np.arange(len(holdout))][order], scores, targets, len(outliers))
 
 
