@@ -40,7 +40,7 @@ from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID, row_ids
 from ..errors import DataError
 from ..stats.multiple_testing import benjamini_hochberg
-from .gower import GowerSpace, k_nearest
+from .gower import GowerSpace, k_nearest, nearest_others
 from .metrics import auc_against_chance
 
 #: the exposure score's floor on distances, as a share of one column's mismatch in Gower distance
@@ -80,9 +80,7 @@ def exposure_scores(real: pd.DataFrame, synthetic: pd.DataFrame, schema: Dataset
     space = GowerSpace.fit(real[columns], schema)
     eps = EPSILON_SHARE / space.n_columns
     to_release, _ = k_nearest(real[columns], synthetic[columns], space, 1)
-    # The record itself is among the pooled records: its nearest other record is the second nearest.
-    to_real, _ = k_nearest(real[columns], real[columns], space, 2)
-    return np.log((to_real[:, 1] + eps) / (to_release[:, 0] + eps))
+    return np.log((nearest_others(real[columns], space)[:, 0] + eps) / (to_release[:, 0] + eps))
 
 
 def conformal_p_values(scores: np.ndarray, calibration: np.ndarray) -> np.ndarray:

@@ -129,6 +129,19 @@ def k_nearest(query: pd.DataFrame, synthetic: pd.DataFrame, space: GowerSpace, k
     return k_nearest_encoded(q_num, q_cat, s_num, s_cat, k, space.n_columns, block_size)
 
 
+def nearest_others(records: pd.DataFrame, space: GowerSpace, k: int = 1) -> np.ndarray:
+    """Gower distances from each record to its `k` nearest *other* records of `records`, shape
+    (len(records), k), nearest first: how isolated a record is (Meeus et al.'s vulnerability with
+    k > 1; the exposure score's and the rare-record rules' reference with k = 1). With exact
+    duplicates the search may list a twin (lower index) before the record itself, both at distance
+    0: the record's own entry is dropped, or the last one when it is not listed."""
+    numeric, codes = space.encode(records, "records")
+    distance, index = k_nearest_encoded(numeric, codes, numeric, codes, k + 1, space.n_columns)
+    own = index == np.arange(len(records))[:, None]
+    own[~own.any(axis=1), -1] = True
+    return distance[~own].reshape(len(records), k)
+
+
 def k_nearest_encoded(q_num, q_cat, s_num, s_cat, k: int, n_columns: int,
                       block_size: int = 4096) -> tuple[np.ndarray, np.ndarray]:
     """`k_nearest` on frames already encoded by one GowerSpace (callers that search several

@@ -35,7 +35,7 @@ from scipy.stats import hypergeom
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID, row_ids
 from ..errors import DataError
-from .gower import GowerSpace, k_nearest
+from .gower import GowerSpace, k_nearest, nearest_others
 
 #: the share of the pooled real records read as rare
 RARE_SHARE = 0.05
@@ -79,8 +79,7 @@ def rare_copies(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.Data
     columns = list(schema.columns)
     real = pd.concat([members, holdout], ignore_index=True)[columns]
     space = GowerSpace.fit(real, schema)
-    to_real, _ = k_nearest(real, real, space, 2)
-    isolation = to_real[:, 1]  # the nearest other record (the first is the record itself)
+    isolation = nearest_others(real, space)[:, 0]
     order = np.random.default_rng([seed, 0x4A4E]).permutation(len(real))  # ties broken blind to the labels
     chosen = order[np.argsort(-isolation[order], kind="stable")][: max(1, int(round(share * len(real))))]
     to_release, _ = k_nearest(real.iloc[chosen], synthetic[columns], space, 1)

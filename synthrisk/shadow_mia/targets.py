@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..data.schema import DatasetSchema
 from ..errors import ConfigError, DataError
-from ..mia.gower import GowerSpace, k_nearest_encoded
+from ..mia.gower import GowerSpace, nearest_others
 
 OUTLIER, RANDOM = "outlier", "random"
 SHADOW, EVALUATION, TARGET = "shadow", "eval", "target"
@@ -50,14 +50,7 @@ def vulnerability_scores(records: pd.DataFrame, schema: DatasetSchema, k: int) -
     if len(records) <= k:
         raise DataError(f"shadow_mia: the population has {len(records)} records; the vulnerability score needs "
                         f"more than k = {k}")
-    space = GowerSpace.fit(records, schema)
-    numeric, codes = space.encode(records, "population")
-    distance, index = k_nearest_encoded(numeric, codes, numeric, codes, k + 1, space.n_columns)
-    # Drop the record itself. With exact duplicates the search may list a twin (lower index) first and
-    # the record second, both at distance 0: drop the record's own entry, or the last one if absent.
-    own = index == np.arange(len(records))[:, None]
-    own[~own.any(axis=1), -1] = True
-    return distance[~own].reshape(len(records), k).mean(axis=1)
+    return nearest_others(records, GowerSpace.fit(records, schema), k).mean(axis=1)
 
 
 def choose_targets(scores: np.ndarray, n_outliers: int, n_random: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -114,12 +114,10 @@ class Population:
 def rarest(members: pd.DataFrame, holdout: pd.DataFrame, schema: DatasetSchema, share: float) -> np.ndarray:
     """The positions of the share of members farthest (Gower) from every other real record, members
     and holdout pooled."""
-    from ..mia.gower import GowerSpace, k_nearest
+    from ..mia.gower import GowerSpace, nearest_others
 
     real = pd.concat([members, holdout], ignore_index=True)[list(schema.columns)]
-    space = GowerSpace.fit(real, schema)
-    distance, _ = k_nearest(real, real, space, 2)
-    isolation = distance[: len(members), 1]  # the nearest other record (the first is the record itself)
+    isolation = nearest_others(real, GowerSpace.fit(real, schema))[: len(members), 0]
     k = max(1, int(round(share * len(members))))
     return np.argsort(-isolation, kind="stable")[:k]
 
