@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import types
 import typing
 
 from .errors import ConfigError
 
+#: the range rules of JSON schema, in words (the errors here, the docs' configuration reference)
+RANGE_SIGNS = (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
 #: the JSON type of each Python type a setting may hold
 JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object", tuple: "array",
               list: "array", type(None): "null"}
@@ -146,6 +149,7 @@ def check(settings_class, values: dict, where: str) -> None:
             raise ConfigError(f"{where}.{item.name}{path}: {said} ({item.metadata.get('doc', '')})")
 
 
+@functools.cache
 def _strict_validator():
     """JSON schema's validator, stricter where Python differs from JSON: 3.0 is not an integer
     (a count), and NaN or infinity is not a number (every range check lets NaN through)."""
@@ -169,7 +173,7 @@ def _admits(spec: dict) -> str:
         parts.append(f"of ({_admits(spec['items'])})")
     if "enum" in spec:
         parts.append(f"one of {spec['enum']}")
-    for key, sign in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<")):
+    for key, sign in RANGE_SIGNS:
         if key in spec:
             parts.append(f"{sign} {spec[key]}")
     if "not" in spec and "const" in spec["not"]:

@@ -68,8 +68,9 @@ def gated(evidence: pd.DataFrame, measures: dict) -> pd.DataFrame:
         return bool(getattr(measures[row["measure"]][0], "refits_generator", False))
 
     rows = evidence.to_dict("records")
-    opened = any(_names_itself(row) and not refits(row) for row in rows)
-    shut = [i for i, row in zip(evidence.index, rows) if _names_itself(row) and refits(row) and not opened]
+    if any(_names_itself(row) and not refits(row) for row in rows):
+        return evidence
+    shut = [i for i, row in zip(evidence.index, rows) if _names_itself(row) and refits(row)]
     if not shut:
         return evidence
     evidence = evidence.copy()

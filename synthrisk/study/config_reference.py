@@ -9,6 +9,8 @@ from pathlib import Path
 
 import yaml
 
+from ..settings import RANGE_SIGNS
+
 
 def _type(spec: dict) -> str:
     kind = spec.get("type", "object" if "properties" in spec else "")
@@ -23,7 +25,7 @@ def _allowed(spec: dict) -> str:
     parts = []
     if "enum" in spec:
         parts.append(" / ".join(f"`{v}`" for v in spec["enum"]))
-    for key, sign in (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<")):
+    for key, sign in RANGE_SIGNS:
         if key in spec:
             parts.append(f"{sign} {spec[key]}")
     return ", ".join(parts)
