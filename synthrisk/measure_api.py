@@ -245,13 +245,13 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
     from .release_audit.generator import generator_in_hand
 
     chosen = _resolve(name)
-    # Settings first: a misspelt one is refused before the data are read.
-    chosen_settings = chosen.settings({**(audit_run.AUDIT_SETTINGS.get(chosen.name) or {}), **settings})
     policy = as_policy(policy)
+    in_hand = generator_in_hand(generator)
+    # Settings first: a misspelt one is refused before the data are read.
+    chosen_settings = chosen.settings({**audit_run.audit_settings(chosen, policy, in_hand), **settings})
     if schema is None and not sensitive:
         raise ConfigError(f"{chosen.name}: name the sensitive column(s) with sensitive= when no schema= is given "
                           "(the schema inferred from train makes every other column a quasi-identifier)")
-    in_hand = generator_in_hand(generator)
     data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
     measures = {chosen.name: (chosen, chosen_settings)}
     # What the measures print is the workflow's log; the Measurement holds it all.

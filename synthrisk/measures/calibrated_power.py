@@ -37,6 +37,7 @@ COLUMNS = ["dataset", "n", "risk", "share", "splits", "power", "power_low", "pow
 AUDIT_REVISIONS = {
     1: "the audit before synthpop's measures joined its verdicts",
     2: "synthpop's replicated uniques and DiSCO join the singling-out and attribute-inference verdicts",
+    3: "the rare-copies count test names copied rare members beside the conformal p-values",
 }
 AUDIT_REVISION = max(AUDIT_REVISIONS)
 

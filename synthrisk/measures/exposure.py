@@ -1,10 +1,12 @@
 """Per-person membership evidence as a measure (`synthrisk.mia.exposure`): the exposure score's AUC
-against the records the generator never saw, and the members named by Benjamini-Hochberg on their
-conformal p-values. Any member named makes the membership risk *at risk* (`n_identified` of the
-evidence row); the page and the JSON list them.
+against the records the generator never saw, the members named by Benjamini-Hochberg on their
+conformal p-values, and the copied rare members named by the rare-copies count test
+(`synthrisk.mia.rare_copies`), which sees the handful of copies the conformal p-values cannot name.
+Any member named makes the membership risk *at risk* (`n_identified` of the evidence row); the page
+and the JSON list them, each with the test that named them.
 
 Summary JSON: `ExposureResult.to_json()`. Per-record table: row_id, member, score, p_value,
-identified (members and calibration records; no real values)."""
+identified, rare_copy_p, rare_named (members and calibration records; no real values)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ from .registry import register_measure
 from .wording import interval, pct
 
 ATTACK = "exposure (release over population closeness)"
+#: the attack a member named by the rare-copies test is listed under
+RARE_ATTACK = "rare copies (exact count test of the rarest records)"
 
 
 @register_measure
@@ -26,22 +30,27 @@ class Exposure(Measure):
     name = "exposure"
     title = "Per-person membership evidence (conformal exposure)"
     risk = "membership"
-    record_columns = ("row_id", "member", "score", "p_value", "identified")
+    record_columns = ("row_id", "member", "score", "p_value", "identified", "rare_copy_p", "rare_named")
     order = 45
     #: the attack's name in the evidence, and how its row reads
     attack = ATTACK
     detail = ("score: how much closer the release comes to a record than the other real records do; reference: AUC "
               "0.5 against the holdout records (one-sided Mann-Whitney, merged over seeds); interval: "
-              "Hanley-McNeil, widest over seeds; members named: Benjamini-Hochberg on conformal p-values")
+              "Hanley-McNeil, widest over seeds; members named: Benjamini-Hochberg on conformal p-values, and the copied "
+              "rare members when the rare-copies count test rejects")
 
     @dataclass(frozen=True)
     class Settings:
-        # False-discovery rate of the members named: the default policy's `naming_fdr` (0.9 of its
-        # family-wise level; the audit sets it from its policy, a workflow config states it beside
-        # its `policy:`), so that naming anyone in a release that never saw its members happens in at
-        # most 4.5 % of audits, and the lower bounds spend the rest of the 5 %.
-        fdr: float = setting(0.045, "false-discovery rate of the members named (the default policy's naming rate; "
-                             "the audit sets it from its policy)", exclusiveMinimum=0, exclusiveMaximum=1)
+        # The default policy's rates (`naming_fdr`, 0.9 of its family-wise level, and
+        # `rare_copies_level`, 0.05 of it; the audit sets them from its policy, a workflow config states
+        # them beside its `policy:`), so that naming anyone in a release that never saw its members
+        # happens in at most 4.75 % of audits, and the lower bounds spend the rest of the 5 %.
+        fdr: float = setting(0.045, "false-discovery rate of the members named by their conformal p-values (the "
+                             "default policy's naming rate; the audit sets it from its policy)",
+                             exclusiveMinimum=0, exclusiveMaximum=1)
+        rare_level: float = setting(0.0025, "level of the rare-copies count test, whose matched rare members are "
+                                    "named when it rejects (the default policy's; the audit sets it from its "
+                                    "policy)", exclusiveMinimum=0, exclusiveMaximum=1)
 
     def run(self, data, settings, unit):
         from ..mia.exposure import exposure
@@ -49,12 +58,15 @@ class Exposure(Measure):
         if data.holdout.empty:
             raise NotApplicable("per-person evidence needs holdout records (records the generator never saw)")
         aux = data.aux if data.aux is not None and len(data.aux) else None
-        result = exposure(data.members, data.synthetic, data.holdout, schema=data.schema, aux=aux, fdr=settings.fdr)
+        result = exposure(data.members, data.synthetic, data.holdout, schema=data.schema, aux=aux, fdr=settings.fdr,
+                          rare_level=settings.rare_level, seed=data.seed)
         return MeasureResult(result.to_json(), result.records)
 
     def log_line(self, result) -> str:
         s = result.summary
-        return f"AUC {s['auc']:.4f}, {s['n_identified']} member(s) named at FDR {s['fdr']:g}"
+        rare = s.get("rare_copies") or {}
+        return (f"AUC {s['auc']:.4f}, {s['n_identified']} member(s) named (FDR {s['fdr']:g}; rare copies "
+                f"p = {rare.get('p_value', float('nan')):.2g} at {s.get('rare_level')})")
 
     def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
         runs = tabulate.collect_runs(summaries, {
@@ -90,10 +102,14 @@ class Exposure(Measure):
         return pd.DataFrame({"row_id": members["row_id"], "flag": members["identified"].astype(bool)})
 
     def identified_members(self, row: dict, records: pd.DataFrame) -> list[dict]:
+        """The named members; those the rare-copies test named (and Benjamini-Hochberg did not) listed
+        under it, with its p-value."""
         named = records[(records["member"] == 1) & records["identified"].astype(bool)]
         named = named.sort_values(["p_value", "score", "row_id"], ascending=[True, False, True])
-        return [{"row_id": int(r.row_id), "attack": self.attack, "score": float(r.score), "p_value": float(r.p_value)}
-                for r in named.itertuples()]
+        by_count = named["rare_named"].astype(bool) if "rare_named" in named else pd.Series(False, index=named.index)
+        return [{"row_id": int(r.row_id), "attack": RARE_ATTACK if count else self.attack, "score": float(r.score),
+                 "p_value": float(r.rare_copy_p if count else r.p_value)}
+                for r, count in zip(named.itertuples(), by_count)]
 
     def names_members(self, generator) -> bool:
         return True

@@ -11,12 +11,13 @@ A risk's verdict is a decision against its threshold, with three outcomes:
   verdict says what would decide it (about how many times the records, at the current estimate).
 Only *below the threshold* on every risk supports a release.
 
-The family-wise level `alpha` is per audit. A false "at risk" spends it twice: members are named at
-false-discovery rate 0.9 `alpha` (`naming_fdr`), which names anyone in at most that share of audits
-of a release that never saw its members, and the lower bounds share the remaining 0.1 `alpha` over
-the four risks (`lower_alpha`, one-sided, simultaneous over each risk's attacks). So such a release
-is called at risk in at most `alpha` of audits. "An attack beats its reference" (Holm over a risk's
-attacks) and the upper bounds are read at `alpha / 4` per risk (`risk_alpha`; the upper bound
+The family-wise level `alpha` is per audit. A false "at risk" spends it three ways: members are
+named by their conformal p-values at false-discovery rate 0.9 `alpha` (`naming_fdr`), which names
+anyone in at most that share of audits of a release that never saw its members; copied rare members
+are named by an exact count test at 0.05 `alpha` (`rare_copies_level`); and the lower bounds share
+the remaining 0.05 `alpha` over the four risks (`lower_alpha`, one-sided, simultaneous over each
+risk's attacks). So such a release is called at risk in at most `alpha` of audits. "An attack beats
+its reference" (Holm over a risk's attacks) and the upper bounds are read at `alpha / 4` per risk (`risk_alpha`; the upper bound
 one-sided at half of it): a risk whose attacks' true effects are at the threshold is called below
 it in at most `alpha / 8` of audits.
 
@@ -53,6 +54,12 @@ KEYS = ("alpha", "thresholds", "power", "source")
 #: never saw its members, while naming is limited by the holdout's size (a larger rate names
 #: copied members from fewer of them)
 NAMING_SHARE = 0.9
+#: the share the rare-copies count test spends (`synthrisk.mia.rare_copies`): it sees copies of a
+#: handful of rare members, which the conformal p-values cannot name (their resolution), and it keeps
+#: its power at a small level (copies of the rarest 1 % of 1,000 members: found in 200 of 200 Adult
+#: splits at 0.005, benchmarks/rare_copies_test.py); taken from the lower bounds' share, not from
+#: the naming rate, whose every part buys power (module doc of `synthrisk.release_audit.named`)
+RARE_COPIES_SHARE = 0.05
 LEVELS = {"at_risk": "at risk", "inconclusive": "inconclusive", "below": "below the threshold"}
 #: the audit's answer to "does this audit support releasing this file?"
 ANSWERS = {"yes": "yes", "no": "no", "inconclusive": "inconclusive"}
@@ -90,11 +97,17 @@ class Policy:
         return self.alpha * NAMING_SHARE
 
     @property
+    def rare_copies_level(self) -> float:
+        """The level of the rare-copies count test, whose matched rare members are named when it rejects:
+        RARE_COPIES_SHARE of the audit's level."""
+        return self.alpha * RARE_COPIES_SHARE
+
+    @property
     def lower_alpha(self) -> float:
         """The one-sided level of each risk's lower bounds (simultaneous over its attacks): the rest of
         the audit's level, shared by its risks, so that a release that never saw its members is
         called at risk, by a bound or by a name, in at most `alpha` of audits."""
-        return self.alpha * (1 - NAMING_SHARE) / len(RISKS)
+        return self.alpha * (1 - NAMING_SHARE - RARE_COPIES_SHARE) / len(RISKS)
 
     def to_dict(self) -> dict:
         return {"alpha": self.alpha, "power": self.power, "thresholds": dict(self.thresholds), "source": self.source}

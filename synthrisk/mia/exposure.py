@@ -42,6 +42,7 @@ from ..errors import DataError
 from ..stats.multiple_testing import benjamini_hochberg
 from .gower import GowerSpace, k_nearest, nearest_others
 from .metrics import auc_against_chance
+from .rare_copies import RareCopies, count_test
 
 #: the exposure score's floor on distances, as a share of one column's mismatch in Gower distance
 EPSILON_SHARE = 0.01
@@ -63,24 +64,49 @@ class ExposureResult:
     n_identified: int
     #: BH names nobody or at least this many members: ceil(m / (q (n + 1)))
     min_named: int
-    #: row_id, member (1/0), score, p_value (members; NaN for calibration records), identified
+    #: row_id, member (1/0), score, p_value (members; NaN for calibration records), identified, and with
+    #: the rare-copies test rare_copy_p (its p-value on the matched rare records) and rare_named
     records: pd.DataFrame = field(repr=False)
+    #: the members Benjamini-Hochberg names (the rest of `n_identified` the rare-copies test names)
+    n_named_conformal: int = 0
+    #: the rare-copies test and the level it names at (None: not run)
+    rare_level: float | None = None
+    rare: RareCopies | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
         return {"auc": self.auc, "auc_p_value": self.auc_p_value, "auc_ci_low": self.auc_ci_low,
                 "auc_ci_high": self.auc_ci_high, "n_members": self.n_members, "n_calibration": self.n_calibration,
                 "fdr": self.fdr, "n_identified": self.n_identified, "min_named": self.min_named,
                 "score_rule": SCORE_RULE, "epsilon_share": EPSILON_SHARE,
-                "calibration": "the holdout records (the records the generator never saw)"}
+                "calibration": "the holdout records (the records the generator never saw)",
+                "n_named_conformal": self.n_named_conformal, "rare_level": self.rare_level,
+                "rare_copies": self.rare.to_json() if self.rare is not None else None}
 
 
 def exposure_scores(real: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema) -> np.ndarray:
     """The exposure score of every record of `real` (conformed, without row ids) against `synthetic`."""
-    columns = list(schema.columns)
-    space = GowerSpace.fit(real[columns], schema)
-    eps = EPSILON_SHARE / space.n_columns
-    to_release, _ = k_nearest(real[columns], synthetic[columns], space, 1)
-    return np.log((nearest_others(real[columns], space)[:, 0] + eps) / (to_release[:, 0] + eps))
+    return Distances.of(real, synthetic, schema).scores()
+
+
+@dataclass(frozen=True)
+class Distances:
+    """Each real record's Gower distance to the nearest other real record (`isolation`) and to the
+    nearest synthetic record (`to_release`): the exposure score's two parts, and the rare-copies
+    test's."""
+
+    isolation: np.ndarray
+    to_release: np.ndarray
+    eps: float
+
+    @classmethod
+    def of(cls, real: pd.DataFrame, synthetic: pd.DataFrame, schema: DatasetSchema) -> Distances:
+        columns = list(schema.columns)
+        space = GowerSpace.fit(real[columns], schema)
+        to_release, _ = k_nearest(real[columns], synthetic[columns], space, 1)
+        return cls(nearest_others(real[columns], space)[:, 0], to_release[:, 0], EPSILON_SHARE / space.n_columns)
+
+    def scores(self) -> np.ndarray:
+        return np.log((self.isolation + self.eps) / (self.to_release + self.eps))
 
 
 def conformal_p_values(scores: np.ndarray, calibration: np.ndarray) -> np.ndarray:
@@ -126,27 +152,52 @@ def _typed(frame: pd.DataFrame, schema: DatasetSchema, what: str) -> pd.DataFram
     return schema.conform(frame.drop(columns=[ROW_ID], errors="ignore"), what=what)
 
 
-
 def exposure(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
-             aux: pd.DataFrame | None = None, fdr: float = 0.045) -> ExposureResult:
+             aux: pd.DataFrame | None = None, fdr: float = 0.045, rare_level: float | None = 0.0025,
+             seed: int = 0) -> ExposureResult:
     """Score every member and holdout record (the auxiliary records, when given, join the real records
     each score is measured against), give each member its conformal p-value against the holdout's
-    scores, and name the members Benjamini-Hochberg rejects at false-discovery rate `fdr` (default:
-    the default policy's `synthrisk.measures.policy.Policy.naming_fdr`)."""
+    scores, and name the members Benjamini-Hochberg rejects at false-discovery rate `fdr`; with
+    `rare_level`, also the matched members of the rare-copies count test when it rejects at that level
+    (`synthrisk.mia.rare_copies`; `seed` breaks its ties). Defaults: the default policy's
+    (`synthrisk.measures.policy.Policy.naming_fdr` and `rare_copies_level`)."""
     if not 0 < fdr < 1:
         raise DataError(f"exposure: fdr must be in (0, 1), got {fdr!r}")
+    if rare_level is not None and not 0 < rare_level < 1:
+        raise DataError(f"exposure: rare_level must be in (0, 1), got {rare_level!r}")
     if holdout is None or not len(holdout):
         raise DataError("exposure: needs holdout records (records the generator never saw) to calibrate against")
     reference = [aux] if aux is not None and len(aux) else []
     real = pd.concat([_typed(members, schema, "members"), _typed(holdout, schema, "holdout")]
                      + [_typed(a, schema, "auxiliary records") for a in reference], ignore_index=True)
-    scores = exposure_scores(real, _typed(synthetic, schema, "synthetic"), schema)
+    distances = Distances.of(real, _typed(synthetic, schema, "synthetic"), schema)
+    scores = distances.scores()
     m, n = len(members), len(holdout)
     judged = judge_scores(scores[:m], scores[m:m + n], fdr)
-    records = member_records(row_ids(members), row_ids(holdout), scores[:m + n], judged)
+    ids = np.concatenate([row_ids(members), row_ids(holdout)])
+    records = member_records(ids[:m], ids[m:], scores[:m + n], judged)
+    rare = None
+    if rare_level is not None:
+        # The isolation counts the auxiliary records too: still blind to who is a member, so exact.
+        rare = count_test(distances.isolation[:m + n], distances.to_release[:m + n], m, ids, seed=seed)
+        records = with_rare_copies(records, rare, rare_level)
+    named = records["identified"].to_numpy(bool)
     return ExposureResult(auc=judged.auc, auc_p_value=judged.p_value, auc_ci_low=judged.ci_low,
                           auc_ci_high=judged.ci_high, n_members=m, n_calibration=n, fdr=fdr,
-                          n_identified=int(judged.named.sum()), min_named=judged.min_named, records=records)
+                          n_identified=int(named.sum()), min_named=judged.min_named, records=records,
+                          n_named_conformal=int(judged.named.sum()), rare_level=rare_level, rare=rare)
+
+
+def with_rare_copies(records: pd.DataFrame, rare: RareCopies, level: float) -> pd.DataFrame:
+    """`records` with `rare_copy_p` (the count test's p-value on the rare records with an exact copy in
+    the release, NaN elsewhere) and `rare_named` (the matched rare members the test names when it
+    rejects at `level`, and Benjamini-Hochberg does not), who join the `identified`."""
+    matched = rare.records.loc[rare.records["matched"], ROW_ID]
+    is_matched = records[ROW_ID].isin(set(matched)).to_numpy()
+    before = records["identified"].to_numpy(bool)
+    rare_named = is_matched & (records["member"].to_numpy() == 1) & ~before & (rare.p_value <= level)
+    return records.assign(identified=before | rare_named, rare_copy_p=np.where(is_matched, rare.p_value, np.nan),
+                          rare_named=rare_named)
 
 
 def member_records(member_ids, holdout_ids, scores, judged: Judgement) -> pd.DataFrame:

@@ -72,24 +72,33 @@ class RareCopies:
 def rare_copies(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
                 share: float = RARE_SHARE, seed: int = 0) -> RareCopies:
     """The count test of the module doc on typed frames (a `row_id` column is carried when given)."""
-    if not 0 < share <= 1:
-        raise DataError(f"rare copies: share must be in (0, 1], got {share!r}")
     if holdout is None or not len(holdout) or not len(members):
         raise DataError("rare copies: needs members and holdout records (records the generator never saw)")
     columns = list(schema.columns)
     real = pd.concat([members, holdout], ignore_index=True)[columns]
     space = GowerSpace.fit(real, schema)
-    isolation = nearest_others(real, space)[:, 0]
-    order = np.random.default_rng([seed, 0x4A4E]).permutation(len(real))  # ties broken blind to the labels
-    chosen = order[np.argsort(-isolation[order], kind="stable")][: max(1, int(round(share * len(real))))]
-    to_release, _ = k_nearest(real.iloc[chosen], synthetic[columns], space, 1)
-    matched = to_release[:, 0] <= EXACT
-    is_member = chosen < len(members)
+    to_release, _ = k_nearest(real, synthetic[columns], space, 1)
+    return count_test(nearest_others(real, space)[:, 0], to_release[:, 0], len(members),
+                      np.concatenate([row_ids(members), row_ids(holdout)]), share=share, seed=seed)
+
+
+def count_test(isolation: np.ndarray, to_release: np.ndarray, n_members: int, ids: np.ndarray, *,
+               share: float = RARE_SHARE, seed: int = 0) -> RareCopies:
+    """The test on distances already measured, members first: each pooled record's `isolation` (its
+    distance to the nearest other real record; any function of the pooled records that never reads
+    the labels keeps the test exact, so the per-person evidence passes its own, which also counts the
+    auxiliary records) and its distance `to_release` (the nearest synthetic record), with its `ids`."""
+    if not 0 < share <= 1:
+        raise DataError(f"rare copies: share must be in (0, 1], got {share!r}")
+    if not 0 < n_members < len(isolation):
+        raise DataError("rare copies: needs members and holdout records (records the generator never saw)")
+    order = np.random.default_rng([seed, 0x4A4E]).permutation(len(isolation))  # ties broken blind to the labels
+    chosen = order[np.argsort(-isolation[order], kind="stable")][: max(1, int(round(share * len(isolation))))]
+    matched = to_release[chosen] <= EXACT
+    is_member = chosen < n_members
     member_matches, total = int((matched & is_member).sum()), int(matched.sum())
     p_value = float(hypergeom.sf(member_matches - 1, len(chosen), total, int(is_member.sum()))) if total else 1.0
-    ids = np.concatenate([row_ids(members), row_ids(holdout)])
     records = pd.DataFrame({ROW_ID: ids[chosen], "member": is_member.astype(int), "isolation": isolation[chosen],
                             "matched": matched})
     return RareCopies(p_value, len(chosen), int(is_member.sum()), member_matches, total - member_matches, share,
                       records)
-

@@ -7,6 +7,7 @@ its own test says so on this release."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -45,23 +46,32 @@ def silent(message: str) -> None:
     """Where the step lines go when nobody asked for them (the Python API without `progress`)."""
 
 
+def audit_settings(measure, policy=None, generator=None) -> dict:
+    """One measure's settings in the audit (`AUDIT_SETTINGS`, and the rates it names members at, read
+    from the policy: module doc of `audit_measures`)."""
+    from ..measures.policy import Policy
+
+    policy = policy or Policy()
+    block = dict(AUDIT_SETTINGS.get(measure.name) or {})
+    if measure.names_members(generator):
+        block["fdr"] = policy.naming_fdr
+    if "rare_level" in {f.name for f in dataclasses.fields(measure.Settings)}:
+        block["rare_level"] = policy.rare_copies_level
+    return block
+
+
 def audit_measures(policy=None, shadow_fits: int | None = None, generator=None) -> dict:
     """Every registered measure, in the report's order, with its audit settings. The measures that
     name members with a controlled false-discovery rate on this input (`Measure.names_members`: the
     per-person exposure evidence, and with the generator in hand the attacks that refit it) each
-    name at the policy's `naming_fdr` (default policy: `Policy()`); those that refit the generator
-    are heard only once the exposure evidence has named someone (`named.gated`), so that in a
-    release that never saw its members anyone is named with probability at most that rate. The
+    name at the policy's `naming_fdr` (default policy: `Policy()`), and the exposure evidence's
+    rare-copies test at its `rare_copies_level`; those that refit the generator are heard only once
+    the exposure evidence has named someone (`named.gated`), so that in a release that never saw its
+    members anyone is named with probability at most the sum of the two. The
     generator in hand is refitted `shadow_fits` times, half to train the shadow models and half to
     judge them (default: the measure's own)."""
-    from ..measures.policy import Policy
-
-    policy = policy or Policy()
     measures = sorted(registered_measures().values(), key=lambda m: (m.order, m.name))
-    naming = [m.name for m in measures if m.names_members(generator)]
-    settings = {name: dict(block) for name, block in AUDIT_SETTINGS.items()}
-    for name in naming:
-        settings[name] = {**settings.get(name, {}), "fdr": policy.naming_fdr}
+    settings = {m.name: audit_settings(m, policy, generator) for m in measures}
     if shadow_fits is not None:
         settings["shadow_models"] = {**settings.get("shadow_models", {}), "shadow_datasets": shadow_fits // 2,
                                      "eval_datasets": shadow_fits - shadow_fits // 2}
@@ -85,7 +95,6 @@ def run_measures(data: AuditInput, measures: dict, bar: bool | None = None, say=
     (`Outcome`). `bar`: a progress bar on stderr (None: when stderr is a terminal), else a line per
     step to `say`. `seed`: of every random draw (the audit's is `SEED`; the measure functions take
     the caller's). `generator`: the `GeneratorInHand` (its refits report to a bar or to `say`)."""
-    import dataclasses
 
     from .progress_bar import FitProgress, StepProgress
 

@@ -38,8 +38,9 @@ def _splits(adult, n, reps, seed):
 def test_nobody_is_named_in_releases_that_never_saw_the_members(adult, adult_schema):
     named = [exposure(members, source, holdout, schema=adult_schema).n_identified
              for members, holdout, source in _splits(adult, 500, 60, seed=7)]
-    # BH names anyone in at most 4.5 % of null releases: 3 sd above it on 60 replications
-    assert np.mean(np.array(named) > 0) <= 0.045 + 3 * np.sqrt(0.045 * 0.955 / 60)
+    # BH (4.5 %) and the rare-copies test (0.25 %) name anyone in at most 4.75 % of null releases: 3 sd
+    # above it on 60 replications
+    assert np.mean(np.array(named) > 0) <= 0.0475 + 3 * np.sqrt(0.0475 * 0.9525 / 60)
 
 
 def test_member_copies_are_named_with_the_false_discovery_rate_held(adult, adult_schema):
@@ -61,3 +62,32 @@ def test_an_identity_release_names_every_member_with_a_score_above_the_holdout(a
     result = exposure(members, members, holdout, schema=adult_schema)
     assert result.auc > 0.95 and result.n_identified > 250
     assert result.records.loc[result.records["member"] == 0, "identified"].sum() == 0
+
+
+def test_a_handful_of_copied_rare_members_is_named_by_the_count_test(adult, adult_schema):
+    """Ten copies of the rarest 1 % of 1,000 members: too few for the conformal p-values (BH names
+    nobody below 23), named by the rare-copies test, listed under it with its p-value, and the
+    membership verdict is *at risk*."""
+    import synthrisk
+    from synthrisk.measures.exposure import RARE_ATTACK, Exposure
+    from synthrisk.study.calibration import rarest
+
+    members, holdout, source = next(_splits(adult, 1000, 1, seed=10))
+    chosen = rarest(members, holdout, adult_schema, 0.01)
+    release = source.copy()
+    release.iloc[: len(chosen)] = members.iloc[chosen][release.columns].to_numpy()
+    result = exposure(members, release, holdout, schema=adult_schema)
+    assert result.n_named_conformal == 0 and result.rare.p_value <= 0.0025
+    assert sorted(result.records.index[result.records["rare_named"]]) == sorted(chosen)
+    assert result.n_identified == len(chosen) == 10
+    without = exposure(members, release, holdout, schema=adult_schema, rare_level=None)
+    assert without.n_identified == 0 and "rare_named" not in without.records
+
+    measured = synthrisk.measure("exposure", members, release, holdout, schema=adult_schema)
+    assert measured.verdict == "at risk"
+    listed = Exposure().identified_members({}, measured.records)
+    assert {p["attack"] for p in listed} == {RARE_ATTACK}
+    assert [p["p_value"] for p in listed] == pytest.approx([result.rare.p_value] * 10)
+    # a policy's level reaches the test: at alpha 0.001 its level is 5e-5, above this p-value or not
+    strict = synthrisk.measure("exposure", members, release, holdout, schema=adult_schema, policy={"alpha": 0.001})
+    assert strict.details["rare_level"] == pytest.approx(0.001 * 0.05)
