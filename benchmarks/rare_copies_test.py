@@ -22,22 +22,24 @@ simulator (1,000 each; `synthrisk.study.calibration.Population`). Releases:
 - `cart`: cart fitted on other records (a second null);
 - `rare_0.01`, `copies_0.01`: the calibration's positive controls (10 copies of the rarest members,
   or of random ones).
-It prints, per release, how often the test rejects at 0.045 and 0.005 (with Clopper-Pearson
-intervals), and beside it how often the exposure evidence names anyone at 0.045.
+It prints, per release, how often the test rejects at 0.045, 0.005 and 0.0025 (the audit's level
+since revision 3), with Clopper-Pearson intervals, and beside it how often the conformal p-values of
+the exposure evidence name anyone at 0.045.
 
     PYTHONPATH=. .venv/bin/python benchmarks/rare_copies_test.py [--dataset adult] [--reps 200] [--n 1000]
 
 The size (`--reps`, default 200) is fixed here before running.
 
-Measured (2026-12-06, `--reps 200 --n 1000`; Adult 245 s, the simulator 83 s, beside two other
-processes; the same counts as its first run, before the test moved into the package): the test rejects
-copies of the rarest 1 % of members in 200/200 (Adult) and 200/200 (simulator) at 0.045, 200/200
-and 199/200 at 0.005, where the exposure evidence names anyone in 0/200 and 0/200. It never
-rejects on a null (0/200 population releases, 0/200 cart on other records, both datasets: rare
-records almost never have an exact twin in a release that never saw them, so the test is
-conservative), nor on 10 copies of random members (0/200: they are rarely among the rare; the
-exposure evidence named anyone in 0/200 and 1/200). It reads exact copies only: a generator that
-reproduces an outlier with a changed value escapes it.
+Measured (2026-12-06, `--reps 200 --n 1000`; Adult 321 s, the simulator 107 s, beside two other
+processes; the same counts as its first runs at 0.045 and 0.005): the test rejects copies of the
+rarest 1 % of members in 200/200 (Adult) and 200/200 (simulator) at 0.045, 200/200 and 199/200 at
+0.005, and 192/200 [0.923, 0.983] and 183/200 [0.867, 0.950] at the audit's 0.0025, where the
+conformal p-values name anyone in 0/200 and 0/200. It never rejects on a null (0/200 population
+releases, 0/200 cart on other records, both datasets, at every level: rare records almost never
+have an exact twin in a release that never saw them, so the test is conservative), nor on 10
+copies of random members (0/200: they are rarely among the rare; the conformal p-values named
+anyone in 0/200 and 1/200). It reads exact copies only: a generator that reproduces an outlier
+with a changed value escapes it.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from synthrisk.study.calibration import Population, releases
 
 #: the share of the pooled real records read as rare (fixed before running)
 RARE = 0.05
-LEVELS = (0.045, 0.005)
+LEVELS = (0.045, 0.005, 0.0025)
 KINDS = ["population", "cart", "rare_0.01", "copies_0.01"]
 
 
@@ -67,7 +69,7 @@ def replicate(dataset: str, n: int, seed: int) -> list[dict]:
     for kind, release in releases(members, holdout, population, schema, KINDS, seed).items():
         test = rare_copies(members, release, holdout, schema=schema, share=RARE)
         p, member_hits, holdout_hits = test.p_value, test.member_matches, test.holdout_matches
-        named = exposure(members, release, holdout, schema=schema).n_identified
+        named = exposure(members, release, holdout, schema=schema).n_named_conformal
         out.append({"release": kind, "p": p, "member_hits": member_hits, "holdout_hits": holdout_hits,
                     "exposure_names": named > 0})
     return out

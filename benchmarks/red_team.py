@@ -32,7 +32,9 @@ SLURM profile); the synthcity ones also an audit that refits in that environment
 
 The size of the study is fixed here before any run (`DATASETS`, `GENERATORS`, `SPLITS`, `N`,
 `SEED`) and never grown. Each worker appends its splits to its runs file under
-`benchmarks/calibration/red_team/`; the table (`summary.md`) is written from the runs files alone.
+`benchmarks/calibration/red_team/`, one set per audit revision (`runs.r{revision}.w{worker}.csv.gz`,
+`synthrisk.measures.calibrated_power.AUDIT_REVISIONS`): a new revision of the audit as it ships starts
+the study again. The table (`summary.md`) is written from the current revision's runs files alone.
 
     PYTHONPATH=. .venv/bin/python benchmarks/red_team.py --worker 0 --workers 2
     PYTHONPATH=. .venv/bin/python benchmarks/red_team.py --summarise
@@ -151,12 +153,18 @@ def _targets(result) -> list[dict]:
     return []
 
 
+def revision() -> int:
+    from synthrisk.measures.calibrated_power import AUDIT_REVISION
+
+    return AUDIT_REVISION
+
+
 def runs_file(worker: int) -> Path:
-    return FOLDER / f"runs.w{worker}.csv.gz"
+    return FOLDER / f"runs.r{revision()}.w{worker}.csv.gz"
 
 
 def read_runs() -> pd.DataFrame:
-    files = sorted(FOLDER.glob("runs.w*.csv.gz"))
+    files = sorted(FOLDER.glob(f"runs.r{revision()}.w*.csv.gz"))
     return pd.concat([pd.read_csv(f) for f in files], ignore_index=True) if files else pd.DataFrame()
 
 
@@ -199,7 +207,7 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def markdown(table: pd.DataFrame) -> str:
-    return ("Per dataset and generator: splits run of those planned; rates with 95 % Clopper–Pearson intervals. "
+    return (f"Audit revision {revision()}. Per dataset and generator: splits run of those planned; rates with 95 % Clopper–Pearson intervals. "
             "Broken: an attack that refits the generator finds the members (p ≤ 0.05 on its own) or names one. "
             "A member shown vulnerable (the issue's rule): a member target whose shadow-model TPR at 1 % FPR has its "
             "Clopper–Pearson lower bound above 1 % (never on the null, cart_other). "
@@ -208,12 +216,12 @@ def markdown(table: pd.DataFrame) -> str:
 
 
 #: the table before any job has run
-NO_RUNS = "No job of the study has run yet ({jobs} planned: {splits} splits x {datasets} datasets x {generators} generators).\n"
+NO_RUNS = "No job of the study has run yet under audit revision {revision} ({jobs} planned: {splits} splits x {datasets} datasets x {generators} generators).\n"
 
 
 def table_text(runs: pd.DataFrame) -> str:
     if runs.empty:
-        return NO_RUNS.format(jobs=SPLITS * len(DATASETS) * len(GENERATORS), splits=SPLITS, datasets=len(DATASETS),
+        return NO_RUNS.format(revision=revision(), jobs=SPLITS * len(DATASETS) * len(GENERATORS), splits=SPLITS, datasets=len(DATASETS),
                               generators=len(GENERATORS))
     return markdown(summarise(runs))
 
