@@ -16,9 +16,18 @@ from synthrisk.measures.policy import LEVELS, Policy, load_policy, policy_from_m
 from synthrisk.measures.verdict import decisions, release_answer, risk_table
 
 #: the level of one risk under the default policy (Holm, upper bounds): the audit's 0.05 over its four
-#: risks; the one-sided level of its lower bounds: 0.1 of the audit's 0.05 over the four risks
+#: risks; the one-sided level of its lower bounds: 0.05 of the audit's 0.05 over the four risks (naming
+#: spends 0.9 of it, the rare-copies test 0.05)
 RISK_ALPHA = 0.05 / 4
-LOWER_ALPHA = 0.05 * 0.1 / 4
+LOWER_ALPHA = 0.05 * 0.05 / 4
+
+
+def test_the_audits_level_is_spent_once_by_the_names_and_the_bounds():
+    for alpha in (0.05, 0.01, 0.2):
+        policy = Policy(alpha=alpha)
+        assert policy.naming_fdr + policy.rare_copies_level + 4 * policy.lower_alpha == pytest.approx(alpha)
+    assert (Policy().naming_fdr, Policy().rare_copies_level, Policy().lower_alpha) == pytest.approx(
+        (0.045, 0.0025, LOWER_ALPHA))
 
 
 def row(attack, value, reference, se, p=None, scale=1.0, risk="membership", generator="g", n_seeds=1):
