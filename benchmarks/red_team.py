@@ -93,7 +93,7 @@ def _audit(members, holdout, release, schema, **generator):
 
 
 def membership_level(result) -> str:
-    return next(e["level"] for e in result.report["risks"] if e["risk"] == "membership")
+    return result.risks.set_index("risk").loc["membership", "level"]
 
 
 def run_one(dataset: str, split: int, name: str, commit: str) -> dict:
@@ -116,15 +116,15 @@ def run_one(dataset: str, split: int, name: str, commit: str) -> dict:
     hand = _audit(members, holdout, release, schema, generator=spec, shadow_fits=SHADOW_FITS.get(name))
     hand_seconds = time.perf_counter() - start
     broken = is_broken(hand)
-    shadow = next((m for m in hand.report["measures"] if m.get("measure") == "shadow_models"), {})
+    shadow = next((m for m in hand.to_dict()["measures"] if m.get("measure") == "shadow_models"), {})
     return {"dataset": dataset, "split": split, "generator": name, "commit": commit,
-            "answer": plain.report["release"]["answer"], "membership": membership_level(plain),
-            "answer_in_hand": hand.report["release"]["answer"], "membership_in_hand": membership_level(hand),
+            "answer": plain.answer, "membership": membership_level(plain),
+            "answer_in_hand": hand.answer, "membership_in_hand": membership_level(hand),
             "broken": broken, "shadow_fits": SHADOW_FITS.get(name, 400),
             "seconds": round(plain_seconds, 1), "seconds_in_hand": round(hand_seconds, 1),
             "attacks": json.dumps([{k: e.get(k) for k in ("measure", "attack", "value", "reference", "p_value",
                                                           "n_identified", "tpr_at_1e-02", "tpr_at_1e-03")}
-                                   for e in hand.report["evidence"] if e["risk"] == "membership"]),
+                                   for e in hand.to_dict()["evidence"] if e["risk"] == "membership"]),
             "shadow_targets": json.dumps(_targets(hand)), "shadow_status": shadow.get("status")}
 
 
@@ -146,7 +146,7 @@ def is_broken(result) -> bool:
 
 def _targets(result) -> list[dict]:
     """Each shadow target's kind, membership and TPRs with intervals (from the measure's reported table)."""
-    for block in result.report.get("measures", []):
+    for block in result.to_dict().get("measures", []):
         reported = block.get("reported") if isinstance(block, dict) else None
         if block.get("measure") == "shadow_models" and reported:
             return reported["rows"]

@@ -118,8 +118,9 @@ def audit_rows(members, holdout, release, schema, kind: str) -> tuple[list[dict]
 
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), discarded():
         result = synthrisk.audit(members, release, holdout, schema=schema)
+    document = result.to_dict()
     rows, everyone = [], set()
-    for entry in result.report["risks"]:
+    for entry in document["risks"]:
         policy = entry.get("policy") or {}
         named = {int(person["row_id"]) for person in entry.get("identified") or []}
         everyone |= named
@@ -131,7 +132,7 @@ def audit_rows(members, holdout, release, schema, kind: str) -> tuple[list[dict]
              "n_identified": len(everyone), "n_false": false_named(everyone, release, kind)}
     attacks = [{"risk": f"{ATTACK}{row['measure']}: {row['attack']}", "effect": row["value"] - row["reference"],
                 "p_value": row.get("p_value"), "beats": bool(row.get("n_seeds_beating"))}
-               for row in result.report["evidence"]]
+               for row in document["evidence"]]
     return [*rows, audit, *attacks], result.answer
 
 

@@ -60,7 +60,9 @@ def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy
     Returns
     -------
     Audit
-        The verdicts (`risks`), the measures' status and tables, the page and the JSON.
+        Typed fields: the answer, the verdicts (`risks`), the members named (`identified`), the
+        measures' status (`measures`) and tables, every attack's `evidence`, the page (`html`); the
+        JSON from `to_json()`.
 
     Raises
     ------

@@ -54,7 +54,8 @@ def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = N
         page.draw_evidence(found.evidence, Path("figures"))
     result = report.build(data, runs, measures, found._replace(tables=tables), time.perf_counter() - start, policy,
                           generator)
-    return Audit(report=result, html=page.render(result, figures), tables=tables, schema=data.schema)
+    return Audit.of(result, evidence=found.evidence, policy=policy, tables=tables, schema=data.schema,
+                    html=page.render(result, figures))
 
 
 #: the table of what the typing pass normalised and which unknown levels it found, beside the measures'
@@ -98,7 +99,7 @@ def write_audit(data: AuditInput, out: str | Path, folder: AuditFolder | None = 
         progress(f"schema inferred from {data.files['train']}: it will be written to {Path(out) / SCHEMA} (edit it "
                  "and rerun with --schema)")
     found = compute(data, bar, policy, generator=generator, shadow_fits=shadow_fits)
-    result = found.report
+    result = found.to_dict()
     write_json(result, staging / JSON)
     (staging / HTML).write_text(found.html)
     (staging / TABLES).mkdir()

@@ -40,11 +40,29 @@ def test_audit_of_dataframes_reads_a_copy_release_as_a_membership_risk(identity_
     assert risks.loc["membership", "ci_low"] <= risks.loc["membership", "value"] <= risks.loc["membership", "ci_high"]
     assert set(identity_result.measures["status"]) <= {"ok", "skipped", "failed"}
     assert "dcr" in identity_result.tables and len(identity_result.tables["dcr"])
-    assert identity_result.report["inputs"]["train"] == "the train DataFrame"
-    assert identity_result.report["inputs"]["n_train"] == len(frames[0])
+    assert identity_result.to_dict()["inputs"]["train"] == "the train DataFrame"
+    assert identity_result.to_dict()["inputs"]["n_train"] == len(frames[0])
     assert "membership inference: at risk" in repr(identity_result)
     # The user's DataFrames are not changed by the audit's typing.
     assert "row_id" not in frames[0].columns
+
+
+def test_the_audit_is_typed_fields_and_its_json_is_a_copy(identity_result):
+    from synthrisk.measures.base import EVIDENCE_COLUMNS
+    from synthrisk.measures.policy import Policy
+    from synthrisk.release_audit.result import IDENTIFIED_COLUMNS, MEASURE_COLUMNS
+
+    result = identity_result
+    assert result.answer == "no" and result.sentence.startswith("Does this audit support releasing this file? No")
+    assert isinstance(result.policy, Policy) and result.policy == Policy()
+    assert list(result.evidence.columns) == [c for c in EVIDENCE_COLUMNS if c not in ("dataset", "generator")]
+    assert result.evidence["value"].dtype.kind == "f" and set(result.evidence["risk"]) >= {"membership"}
+    assert list(result.measures.columns) == MEASURE_COLUMNS and list(result.identified.columns) == IDENTIFIED_COLUMNS
+    assert set(result.identified["risk"]) >= {"membership"} and result.identified["row_id"].notna().all()
+    assert isinstance(result.notes, tuple)
+    document = result.to_dict()
+    document["release"]["answer"] = "yes"
+    assert result.to_dict()["release"]["answer"] == "no" == json.loads(result.to_json())["release"]["answer"]
 
 
 def test_nothing_is_written_until_asked_and_a_foreign_file_is_never_overwritten(identity_result, tmp_path):

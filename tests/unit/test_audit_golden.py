@@ -49,7 +49,7 @@ def audits(adult, adult_schema, cheap_audit):
         release, status = run_generator(backend, {"backend": backend, "params": params}, members, adult_schema,
                                         n=400, seed=0)
         assert status["status"] == "ok"
-        found[backend] = _pinned(synthrisk.audit(members, release, holdout, schema=adult_schema).report)
+        found[backend] = _pinned(synthrisk.audit(members, release, holdout, schema=adult_schema).to_dict())
     return found
 
 

@@ -200,7 +200,7 @@ def _invariant_audit(trio, folder, quirks, settings_override=None):
     expected = audit_numbers(synthrisk.audit(*clean_files, schema=dict(SCHEMA)))
     result = synthrisk.audit(*rewritten_trio(trio, folder, quirks), schema=dict(SCHEMA))
     assert audit_numbers(result) == expected
-    assert result.report["inputs"]["normalised"] or not any(quirks[r]["spaces"] or quirks[r]["nfd"]
+    assert result.to_dict()["inputs"]["normalised"] or not any(quirks[r]["spaces"] or quirks[r]["nfd"]
                                                              for r in ("train", "synthetic", "holdout"))
 
 

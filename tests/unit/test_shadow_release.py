@@ -133,18 +133,18 @@ def test_the_audit_refits_the_generator_in_hand(adult_frames, adult_schema, chea
     found = synthrisk.audit(train, release, holdout, schema=adult_schema, generator="cart", shadow_fits=16)
     status = found.measures.set_index("measure")
     assert status.loc["shadow_models", "status"] == "ok"
-    assert found.report["inputs"]["generator"] == {"backend": "cart"}
-    assert "generator in hand (cart)" in found.report["release"]["calibration"]
-    assert "Shadow-model membership inference" in found.report["release"]["calibration"]
-    assert "shadow models (generator in hand)" in set(found.report["evidence"][i]["attack"]
-                                                      for i in range(len(found.report["evidence"])))
+    document = found.to_dict()
+    assert document["inputs"]["generator"] == {"backend": "cart"}
+    assert "generator in hand (cart)" in document["release"]["calibration"]
+    assert "Shadow-model membership inference" in document["release"]["calibration"]
+    assert "shadow models (generator in hand)" in set(found.evidence["attack"])
     shadow = found.tables["shadow_models"]
     assert shadow["fits_mean"].iloc[0] == 16
     assert "Budget: 16 refits of cart" in found.html
     without = synthrisk.audit(train, release, holdout, schema=adult_schema)
     assert without.measures.set_index("measure").loc["shadow_models", "status"] == "skipped"
     assert "--generator" in without.measures.set_index("measure").loc["shadow_models", "reason"]
-    assert "generator in hand" not in (without.report["release"]["calibration"] or "")
+    assert "generator in hand" not in (without.to_dict()["release"]["calibration"] or "")
 
 
 def test_the_attacks_that_refit_the_generator_name_only_behind_the_exposure_evidence():
