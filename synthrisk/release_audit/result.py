@@ -25,7 +25,7 @@ MEASURE_COLUMNS = ["measure", "title", "risk", "status", "verdict", "reason", "s
 IDENTIFIED_COLUMNS = ["risk", "row_id", "attack", "score", "p_value", "named_by"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # frames have no truth value: two audits compare by identity
 class Audit:
     """One audit of a synthetic release, computed in memory: what the page and `audit.json` of
     `synthrisk audit` hold, as typed fields.
