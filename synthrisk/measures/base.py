@@ -8,7 +8,8 @@ A measure is one module holding one subclass of `Measure`, registered with `@reg
 - `run()`: typed frames in (`MeasureInput`), `MeasureResult` out: the JSON summary (its keys are
   documented by the measure) and a per-record table with row ids, never real values;
 - `tabulate()`: the run summaries into the measure's tables, in memory; `draw()`: its figures
-  (`summarise()`, which the workflow calls, writes both; it is not overridden);
+  (the workflow writes both: `synthrisk.study.workflow.write_summary`; the audit keeps them in
+  memory);
 - `summary_columns()`: what the measure adds to the one-row-per-dataset-x-generator summary;
 - `evidence()`: for a risk measure, one row per dataset x generator x attack with its reference
   point (chance, control, 0.5), so that `synthrisk.measures.verdict` can name the strongest attack.
@@ -208,7 +209,7 @@ class Measure:
 
     # --- the whole run ---------------------------------------------------------------------------
     def tables(self) -> list[str]:
-        """Names of the tables `summarise` writes (results/tables/{name}.csv, .md, .tex)."""
+        """Names of the tables `tabulate` gives (the workflow writes results/tables/{name}.csv, .md, .tex)."""
         return [self.name]
 
     #: formats the workflow writes a table in, by table name (default: CSV, Markdown and LaTeX)
@@ -227,18 +228,6 @@ class Measure:
     def draw(self, summaries: list[dict], tables: dict[str, pd.DataFrame], figures_dir: Path, settings) -> None:
         """The measure's figures (`figures()`), saved with `synthrisk.figures.save` under `figures_dir`
         (the audit renders them in memory: `synthrisk.figures.rendered`). Default: none."""
-
-    def summarise(self, paths: list[str], tables_dir: Path, figures_dir: Path, settings) -> None:
-        """The workflow's summary of the measure: its runs' JSON `paths` tabulated (`tabulate`), each
-        table written in its formats, and the figures drawn. Not overridden: a measure says what its
-        tables and figures are, not where they go."""
-        from ..io import read_json, write_table_formats
-
-        summaries = [read_json(path) for path in paths]
-        tables = self.tabulate(summaries, settings)
-        for name, frame in tables.items():
-            write_table_formats(frame, Path(tables_dir) / name, formats=self.table_formats.get(name, ("csv", "md", "tex")))
-        self.draw(summaries, tables, Path(figures_dir), settings)
 
     def summary_columns(self, tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
         """Columns for results/tables/summary.csv keyed by dataset and generator, from the measure's

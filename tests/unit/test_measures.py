@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 from helpers import ROOT
 
+from synthrisk.study.workflow import write_summary
+
 
 def _frames(tmp_path, generator_status="ok"):
     from synthrisk.data import load_dataset, load_schema
@@ -196,7 +198,7 @@ def test_control_set_measures_run_summarise_and_give_evidence(tmp_path):
             key = {"dataset": "adult", "generator": "identity", "seed": seed}
             assert _run_one(m, settings, paths, key, f"{out}.parquet", f"{out}.json") == "ok"
             runs.append(f"{out}.json")
-        m.summarise(runs, tables, tmp_path, settings)
+        write_summary(m, runs, tables, tmp_path, settings)
         written = TableFolder(tables)
         assert (tables / f"{name}.csv").exists() and m.summary_columns(written) is not None
         evidence.append(m.evidence(written))

@@ -11,6 +11,7 @@ from synthrisk.errors import ConfigError, DataError, SchemaError
 from synthrisk.generators import make_generator
 from synthrisk.mia import GowerSpace, gower_matrix, membership_attack, nearest_synthetic
 from synthrisk.mia.kde import DistanceDensity, member_probability
+from synthrisk.study.workflow import write_summary
 
 
 def brute_force_gower(a: pd.DataFrame, b: pd.DataFrame, schema, ranges) -> np.ndarray:
@@ -347,7 +348,7 @@ def test_tables_name_every_tau_rule(tmp_path, with_ids, sim_schema):
         assert column in summary and summary[column].notna().all(), column
     assert not [c for c in summary if "best" in c]
     mia = builtin_measures()["mia"]
-    mia.summarise([str(p) for p in paths], tmp_path / "tables", tmp_path / "figures", mia.settings(None))
+    write_summary(mia, [str(p) for p in paths], tmp_path / "tables", tmp_path / "figures", mia.settings(None))
     thresholds = pd.read_csv(tmp_path / "tables/mia_thresholds.csv")
     assert {"tau_rule", "member_share"} <= set(thresholds) and (tmp_path / "figures/mia_f1_sim.png").exists()
 
