@@ -376,10 +376,10 @@ def test_singling_out_counts_the_same_from_the_pooled_scan_as_from_the_separate_
     control = pd.concat([control, members.iloc[40:60].assign(**{ROW_ID: members[ROW_ID].iloc[40:60] + 2 * 10**6})])
     for mode in ("univariate", "multivariate"):
         # 99 relabellings: the counts compared do not depend on how many the test draws
-        pooled = singling_out(members, releases["cart"], control, schema=sim_schema, n_attacks=300, mode=mode,
+        pooled = singling_out(members, releases["cart"], control, schema=sim_schema, n_attacks=150, mode=mode,
                               n_cols=2, permutations=99)
         monkeypatch.setattr(sys.modules["synthrisk.anonymity.singling_out"], "MAX_TEST_MATCHES", 0)
-        scanned = singling_out(members, releases["cart"], control, schema=sim_schema, n_attacks=300, mode=mode,
+        scanned = singling_out(members, releases["cart"], control, schema=sim_schema, n_attacks=150, mode=mode,
                                n_cols=2, permutations=99)
         monkeypatch.undo()
         assert scanned.risk.p_value is None and pooled.risk.p_value is not None
