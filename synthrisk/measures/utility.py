@@ -8,8 +8,12 @@ real, ratio) takes its place."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
+from ..settings import setting
+from ..utility.settings import DEFAULT_MAX_RECORDS
 from .base import Measure, MeasureResult, NotApplicable
 from .registry import register_measure
 
@@ -27,12 +31,18 @@ class Utility(Measure):
     default_on = True
     summary_labels = {"quality": "quality", "efficacy_ratio": "efficacy"}
 
+    @dataclass(frozen=True)
+    class Settings:
+        max_records: int | None = setting(DEFAULT_MAX_RECORDS, "records of each file the quality and efficacy "
+                                          "read at most (a seeded sample beyond; null: no cap)", minimum=1)
+
     def run(self, data, settings, unit):
         from ..utility import utility
 
         if data.holdout.empty:
             raise NotApplicable("ML efficacy is tested on holdout records (non-members); none were given")
-        result = utility(data.members, data.synthetic, data.holdout, schema=data.schema, seed=data.seed)
+        result = utility(data.members, data.synthetic, data.holdout, schema=data.schema, seed=data.seed,
+                         max_records=settings.max_records)
         print(result.efficacy.to_string(index=False))
         print(result.fidelity)
         return MeasureResult(result.to_json(), result.efficacy)

@@ -25,6 +25,26 @@ def test_real_data_as_synthetic_scores_like_real(adult_parts, adult_schema):
     assert result.fidelity["quality"] > 0.9
 
 
+def test_files_above_the_cap_are_read_through_a_seeded_sample_and_the_result_says_so(adult_parts, adult_schema):
+    from synthrisk.errors import DataError
+
+    train, other_real, holdout = adult_parts
+    whole = utility(train, other_real, holdout, schema=adult_schema, max_records=None)
+    assert whole.subsample_note is None and not whole.to_json()["capped"]
+    # at or under the cap nothing changes
+    same = utility(train, other_real, holdout, schema=adult_schema, max_records=1500)
+    assert same.fidelity == whole.fidelity and same.subsample_note is None
+    capped = utility(train, other_real, holdout, schema=adult_schema, max_records=600)
+    again = utility(train, other_real, holdout, schema=adult_schema, max_records=600)
+    assert capped.fidelity == again.fidelity and capped.fidelity != whole.fidelity
+    assert "600 of the 1,500 training records" in capped.subsample_note
+    assert "600 of the 1,000 holdout records" in capped.subsample_note and capped.to_json()["capped"]
+    # a sample of real records still reads as real: the scores stay near the whole files'
+    assert abs(capped.fidelity["quality"] - whole.fidelity["quality"]) < 0.03
+    with pytest.raises(DataError, match="max_records must be"):
+        utility(train, other_real, holdout, schema=adult_schema, max_records=0)
+
+
 def test_destroyed_relations_lose_efficacy_but_keep_column_shapes(adult_parts, adult_schema):
     train, other_real, holdout = adult_parts
     rng = np.random.default_rng(0)
