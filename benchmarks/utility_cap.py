@@ -25,8 +25,8 @@ import time
 
 import numpy as np
 import pandas as pd
-
 from audit_scale import adult_like
+
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.utility import utility
 

@@ -59,7 +59,7 @@ class Exposure(Measure):
             raise NotApplicable("per-person evidence needs holdout records (records the generator never saw)")
         aux = data.aux if data.aux is not None and len(data.aux) else None
         result = exposure(data.members, data.synthetic, data.holdout, schema=data.schema, aux=aux, fdr=settings.fdr,
-                          rare_level=settings.rare_level, seed=data.seed)
+                          rare_level=settings.rare_level)
         return MeasureResult(result.to_json(), result.records)
 
     def log_line(self, result) -> str:
@@ -106,7 +106,8 @@ class Exposure(Measure):
         under it, with its p-value."""
         named = records[(records["member"] == 1) & records["identified"].astype(bool)]
         named = named.sort_values(["p_value", "score", "row_id"], ascending=[True, False, True])
-        by_count = named["rare_named"].astype(bool) if "rare_named" in named else pd.Series(False, index=named.index)
+        by_count = (named["rare_named"].fillna(False).astype(bool) if "rare_named" in named
+                    else pd.Series(False, index=named.index))
         return [{"row_id": int(r.row_id), "attack": RARE_ATTACK if count else self.attack, "score": float(r.score),
                  "p_value": float(r.rare_copy_p if count else r.p_value)}
                 for r, count in zip(named.itertuples(), by_count)]

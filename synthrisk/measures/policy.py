@@ -3,8 +3,9 @@ threshold that matters, on the scale the risk's effects are measured on.
 
 A risk's verdict is a decision against its threshold, with three outcomes:
 - *at risk* when the lower end of an attack's simultaneous interval on the effect scale lies above
-  the threshold, or when a person is identified (a member named with a controlled false-discovery
-  rate, `synthrisk.exposure`);
+  the threshold, or when a person is identified (a member named by the per-person evidence,
+  `synthrisk.mia.exposure`: Benjamini-Hochberg at a controlled false-discovery rate, or the
+  rare-copies count test at its level);
 - *below the threshold* when every attack's simultaneous upper end lies below it (and nobody is
   identified);
 - *inconclusive* otherwise: the audit cannot tell which side of the threshold the risk is on. The
@@ -49,10 +50,10 @@ SOURCE = ("re-identification probability 0.09 of the EMA's Policy 0070 external 
           "guidance on the public release of clinical information")
 KEYS = ("alpha", "thresholds", "power", "source")
 
-#: the share of the audit's level that naming members spends (the rest goes to the lower bounds):
-#: most of it, since a lower bound above the threshold is all but impossible for a release that
-#: never saw its members, while naming is limited by the holdout's size (a larger rate names
-#: copied members from fewer of them)
+#: the share of the audit's level that naming members by their conformal p-values spends (the rest
+#: goes to the rare-copies test and the lower bounds): most of it, since a lower bound above the
+#: threshold is all but impossible for a release that never saw its members, while naming is
+#: limited by the holdout's size (a larger rate names copied members from fewer of them)
 NAMING_SHARE = 0.9
 #: the share the rare-copies count test spends (`synthrisk.mia.rare_copies`): it sees copies of a
 #: handful of rare members, which the conformal p-values cannot name (their resolution), and it keeps

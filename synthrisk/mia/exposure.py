@@ -153,13 +153,13 @@ def _typed(frame: pd.DataFrame, schema: DatasetSchema, what: str) -> pd.DataFram
 
 
 def exposure(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *, schema: DatasetSchema,
-             aux: pd.DataFrame | None = None, fdr: float = 0.045, rare_level: float | None = 0.0025,
-             seed: int = 0) -> ExposureResult:
+             aux: pd.DataFrame | None = None, fdr: float = 0.045,
+             rare_level: float | None = 0.0025) -> ExposureResult:
     """Score every member and holdout record (the auxiliary records, when given, join the real records
     each score is measured against), give each member its conformal p-value against the holdout's
     scores, and name the members Benjamini-Hochberg rejects at false-discovery rate `fdr`; with
     `rare_level`, also the matched members of the rare-copies count test when it rejects at that level
-    (`synthrisk.mia.rare_copies`; `seed` breaks its ties). Defaults: the default policy's
+    (`synthrisk.mia.rare_copies`). Defaults: the default policy's
     (`synthrisk.measures.policy.Policy.naming_fdr` and `rare_copies_level`)."""
     if not 0 < fdr < 1:
         raise DataError(f"exposure: fdr must be in (0, 1), got {fdr!r}")
@@ -179,7 +179,7 @@ def exposure(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFra
     rare = None
     if rare_level is not None:
         # The isolation counts the auxiliary records too: still blind to who is a member, so exact.
-        rare = count_test(distances.isolation[:m + n], distances.to_release[:m + n], m, ids, seed=seed)
+        rare = count_test(distances.isolation[:m + n], distances.to_release[:m + n], m, ids)
         records = with_rare_copies(records, rare, rare_level)
     named = records["identified"].to_numpy(bool)
     return ExposureResult(auc=judged.auc, auc_p_value=judged.p_value, auc_ci_low=judged.ci_low,
@@ -189,11 +189,13 @@ def exposure(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFra
 
 
 def with_rare_copies(records: pd.DataFrame, rare: RareCopies, level: float) -> pd.DataFrame:
-    """`records` with `rare_copy_p` (the count test's p-value on the rare records with an exact copy in
-    the release, NaN elsewhere) and `rare_named` (the matched rare members the test names when it
-    rejects at `level`, and Benjamini-Hochberg does not), who join the `identified`."""
-    matched = rare.records.loc[rare.records["matched"], ROW_ID]
-    is_matched = records[ROW_ID].isin(set(matched)).to_numpy()
+    """`records` (members then holdout, in the pooled order the test read) with `rare_copy_p` (the
+    count test's p-value on the rare records with an exact copy in the release, NaN elsewhere) and
+    `rare_named` (the matched rare members the test names when it rejects at `level`, and
+    Benjamini-Hochberg does not), who join the `identified`. Marked by position, not by row id: a
+    member and a holdout record may carry the same id."""
+    is_matched = np.zeros(len(records), dtype=bool)
+    is_matched[rare.records.loc[rare.records["matched"], "position"].to_numpy(int)] = True
     before = records["identified"].to_numpy(bool)
     rare_named = is_matched & (records["member"].to_numpy() == 1) & ~before & (rare.p_value <= level)
     return records.assign(identified=before | rare_named, rare_copy_p=np.where(is_matched, rare.p_value, np.nan),

@@ -1,13 +1,16 @@
 """The people the audit names, across its four risks.
 
-One attack names members with a tested false-discovery rate: the per-person membership evidence
+One measure names members with tested error rates: the per-person membership evidence
 (`synthrisk.mia.exposure`), a conformal p-value per member against the holdout's scores and
-Benjamini-Hochberg at the policy's `naming_fdr`. With the generator in hand the attacks that refit
-it name members too (the ensemble, and MAMA-MIA for MST), each at the same rate, behind a gate
-(`gated`, a fixed sequence): they are heard only once the exposure evidence has named someone. In
-a release that never saw its members anyone is then named exactly as often as the exposure
-evidence names anyone, at most `naming_fdr`, and the audit with the generator names everyone the
-audit as it ships names. Splitting the rate among the attacks instead (Bonferroni) would cost the
+Benjamini-Hochberg at the policy's `naming_fdr`, and the rare-copies count test
+(`synthrisk.mia.rare_copies`), which names the copied rare members when it rejects at the policy's
+`rare_copies_level` (a level, not a false-discovery rate: beside them the matched rare holdout
+records say how many a release that never saw them would match). With the generator in hand the
+attacks that refit it name members too (the ensemble, and MAMA-MIA for MST), each at `naming_fdr`,
+behind a gate (`gated`, a fixed sequence): they are heard only once the exposure evidence has named
+someone. In a release that never saw its members anyone is then named exactly as often as the
+exposure evidence names anyone, at most `naming_fdr` + `rare_copies_level`, and the audit with the
+generator names everyone the audit as it ships names. Splitting the rate among the attacks instead (Bonferroni) would cost the
 exposure evidence most of its power, because a conformal p-value against n holdout records is at
 least 1 / (n + 1): on Adult at 1,000 members, releases with 5 % member copies had anyone named in
 113 of 200 splits at 0.045 and in none at 0.0225 (benchmarks/exposure_naming.py). The price: among
@@ -21,8 +24,8 @@ cannot tell this person from anyone like them.
 So under those risks a member is named when the membership evidence names them *and* the risk's
 attack got them right: the release gives the person away, and the attack shows what it reveals
 about them. Each risk's list is a subset of the members the naming attacks name, so in a release
-that never saw its members nobody is named under any risk with probability at most `naming_fdr`: no
-further test is spent. A subset of the named need not keep their false-discovery rate, so it is
+that never saw its members nobody is named under any risk with probability at most `naming_fdr` +
+`rare_copies_level`: no further test is spent. A subset of the named need not keep their false-discovery rate, so it is
 measured by simulation: the pre-registered calibration of the audit records, per risk, how many of
 the members named a release does not hold (benchmarks/shipped_calibration.py, `n_false`).
 """

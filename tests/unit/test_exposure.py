@@ -91,3 +91,21 @@ def test_a_handful_of_copied_rare_members_is_named_by_the_count_test(adult, adul
     # a policy's level reaches the test: at alpha 0.001 its level is 5e-5, above this p-value or not
     strict = synthrisk.measure("exposure", members, release, holdout, schema=adult_schema, policy={"alpha": 0.001})
     assert strict.details["rare_level"] == pytest.approx(0.001 * 0.05)
+
+
+def test_a_holdout_record_copied_never_names_the_member_with_its_row_number(adult, adult_schema):
+    """Frames without row ids number members and holdout records from 0 each: the rare copies are
+    marked by position, so copied rare holdout records never name the members of the same number."""
+    from synthrisk.study.calibration import rarest
+
+    members, holdout, source = next(_splits(adult, 1000, 1, seed=10))
+    copied_members = rarest(members, holdout, adult_schema, 0.02)
+    copied_holdout = rarest(holdout, members, adult_schema, 0.003)
+    release = source.copy()
+    release.iloc[: len(copied_members)] = members.iloc[copied_members][release.columns].to_numpy()
+    at = slice(len(copied_members), len(copied_members) + len(copied_holdout))
+    release.iloc[at] = holdout.iloc[copied_holdout][release.columns].to_numpy()
+    result = exposure(members, release, holdout, schema=adult_schema)
+    assert result.rare.p_value <= 0.0025 and result.rare.holdout_matches >= 1
+    named = result.records.index[result.records["rare_named"]]
+    assert set(named) <= set(copied_members) and len(named) >= len(copied_members) - result.n_named_conformal
