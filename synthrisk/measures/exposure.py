@@ -115,3 +115,37 @@ class Exposure(Measure):
     def names_members(self, generator) -> bool:
         return True
 
+    def reported(self, summaries):
+        """How each test of the per-person evidence read the release, with its reference beside it:
+        Benjamini-Hochberg (members scored against the holdout, the fewest it can name) and the
+        rare-copies test (the rare records' exact copies, members against the holdout's)."""
+        ok = [s for s in summaries if s.get("status") == "ok"]
+        if not ok:
+            return None
+        rows = []
+        for summary in ok:
+            seed = {"seed": summary["seed"]} if len(ok) > 1 else {}
+            rows.append({**seed, "test": "Benjamini-Hochberg on conformal p-values",
+                         "records read": f"{summary['n_members']:,} members against {summary['n_calibration']:,} "
+                                         "holdout records",
+                         "reference": f"names nobody or at least {summary['min_named']:,}",
+                         "level": float(f"{summary['fdr']:.6g}"), "p-value": None,
+                         "members named": summary.get("n_named_conformal", summary["n_identified"])})
+            rare = summary.get("rare_copies")
+            if rare:
+                rejects = rare["p_value"] <= summary["rare_level"]
+                rows.append({**seed, "test": "rare copies (exact count test)",
+                             "records read": f"{rare['n_rare']:,} rarest records ({rare['n_rare_members']:,} of them "
+                                             f"members): {rare['member_matches']:,} members copied exactly",
+                             "reference": f"{rare['holdout_matches']:,} holdout records copied exactly",
+                             "level": float(f"{summary['rare_level']:.6g}"), "p-value": rare["p_value"],
+                             "members named": (summary["n_identified"] - summary.get("n_named_conformal", 0)
+                                               if rejects else 0)})
+        return {"caption": "How the per-person evidence named members: each test beside its reference (what a "
+                           "release that never saw the members would give)",
+                "rows": rows,
+                "notes": ["The rare-copies test reads the 5 % of the members and holdout records pooled that lie "
+                          "farthest from every other real record (and every record tied with the last of them), "
+                          "chosen without reading who is a member; when the release never saw the members, "
+                          "members and holdout records among them are copied alike (hypergeometric, exact)."]}
+

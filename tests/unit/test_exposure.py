@@ -88,6 +88,10 @@ def test_a_handful_of_copied_rare_members_is_named_by_the_count_test(adult, adul
     listed = Exposure().identified_members({}, measured.records)
     assert {p["attack"] for p in listed} == {RARE_ATTACK}
     assert [p["p_value"] for p in listed] == pytest.approx([result.rare.p_value] * 10)
+    # the page's table of the two tests, each beside its reference
+    bh, count = Exposure().reported([{**measured.details, "status": "ok", "seed": 0}])["rows"]
+    assert bh["members named"] == 0 and bh["reference"] == "names nobody or at least 23"
+    assert count["members named"] == 10 and count["level"] == 0.0025 and count["reference"].startswith("0 holdout")
     # a policy's level reaches the test: at alpha 0.001 its level is 5e-5, above this p-value or not
     strict = synthrisk.measure("exposure", members, release, holdout, schema=adult_schema, policy={"alpha": 0.001})
     assert strict.details["rare_level"] == pytest.approx(0.001 * 0.05)
