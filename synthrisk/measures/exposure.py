@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..mia.rare_copies import RARE_SHARE
 from ..settings import setting
 from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable
@@ -139,12 +140,12 @@ class Exposure(Measure):
                                              f"members): {rare['member_matches']:,} members copied exactly",
                              "reference": f"{rare['holdout_matches']:,} holdout records copied exactly",
                              "level": float(f"{summary['rare_level']:.6g}"), "p-value": rare["p_value"],
-                             "members named": (summary["n_identified"] - summary.get("n_named_conformal", 0)
-                                               if rejects else 0)})
+                             "members named": rare["member_matches"] if rejects else 0})
         return {"caption": "How the per-person evidence named members: each test beside its reference (what a "
                            "release that never saw the members would give)",
                 "rows": rows,
-                "notes": ["The rare-copies test reads the 5 % of the members and holdout records pooled that lie "
+                "notes": [f"Members named by both tests are counted under each. The rare-copies test reads the "
+                          f"{100 * RARE_SHARE:g} % of the members and holdout records pooled that lie "
                           "farthest from every other real record (and every record tied with the last of them), "
                           "chosen without reading who is a member; when the release never saw the members, "
                           "members and holdout records among them are copied alike (hypergeometric, exact)."]}

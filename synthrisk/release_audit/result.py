@@ -46,7 +46,8 @@ class Audit:
       person (the score and p-value are its), empty where the attack names them itself;
     - `measures`: one row per measure (`MEASURE_COLUMNS`): whether it ran (ok / skipped / failed, with
       the reason), its own verdict, what a size cap changed, its seconds, and its own numbers as its
-      field reads them (`reported`: synthpop's repU and DiSCO; the shadow models' targets);
+      field reads them (`reported`: synthpop's repU and DiSCO; the shadow models' targets; the
+      per-person evidence's two tests beside their references);
     - `evidence`: every attack against its reference (one row per attack), the rows the verdicts are
       read from (`synthrisk.measures.base.EVIDENCE_COLUMNS`);
     - `utility`: column shapes, pair trends and train-on-synthetic/test-on-real efficacy (None
@@ -55,7 +56,9 @@ class Audit:
     - `tables`: the measures' tables by name (e.g. `tables["dcr"]`); `schema`: the schema the data were
       checked against (given, or inferred from the training records); `html`: the self-contained page.
 
-    `to_json()` and `to_dict()` give the audit's JSON document; `to_html(path)` writes the page."""
+    `to_json()` and `to_dict()` give the audit's JSON document; `to_html(path)` writes the page. Both
+    are what the audit computed: the fields are the audit's own copies, and a field changed or
+    replaced (`dataclasses.replace`) is not written back into them."""
 
     answer: str
     sentence: str
@@ -75,13 +78,14 @@ class Audit:
     @classmethod
     def of(cls, document: dict, *, evidence: pd.DataFrame, policy: Policy, tables: dict[str, pd.DataFrame],
            schema: DatasetSchema, html: str) -> Audit:
-        """The audit from its JSON document (`release_audit.report.build`) and the in-memory objects it
-        was built from."""
+        """The audit from its JSON document and the in-memory objects it was built from (how
+        `synthrisk.audit` makes it; a user never needs to)."""
         return cls(answer=document["release"]["answer"], sentence=document["release"]["sentence"],
                    risks=risk_frame(document["risks"]), identified=identified_frame(document["risks"]),
-                   measures=measure_frame(document["measures"]),
+                   measures=measure_frame(copy.deepcopy(document["measures"])),
                    evidence=evidence.drop(columns=["dataset", "generator"], errors="ignore").reset_index(drop=True),
-                   utility=document["utility"], notes=tuple(document["inputs"]["notes"]), policy=policy,
+                   utility=copy.deepcopy(document["utility"]), notes=tuple(document["inputs"]["notes"]),
+                   policy=policy,
                    tables=tables, schema=schema, html=html, _document=document)
 
     def to_dict(self) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,7 +45,7 @@ def utility(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFram
     random sample of that many (None: no cap), and `subsample_note` says so."""
     from ..data.split import ROW_ID
 
-    if max_records is not None and (isinstance(max_records, bool) or not isinstance(max_records, int)
+    if max_records is not None and (isinstance(max_records, bool) or not isinstance(max_records, numbers.Integral)
                                     or max_records < 1):
         raise DataError(f"utility: max_records must be a positive whole number or None, got {max_records!r}")
 
@@ -63,14 +64,15 @@ def utility(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFram
 
 
 def _capped(frames, cap: int | None, seed: int):
-    """The frames, each cut to a seeded random sample of `cap` records when longer, and the note."""
+    """The frames, each cut to a seeded random sample of `cap` records when longer (each file's draw
+    its own: one file's sample never depends on whether another was cut), and the note."""
     if cap is None or all(len(f) <= cap for f in frames):
         return frames, None
-    rng = np.random.default_rng([seed, 0x5554])
     out, said = [], []
-    for name, frame in zip(("training", "synthetic", "holdout"), frames):
+    for index, (name, frame) in enumerate(zip(("training", "synthetic", "holdout"), frames)):
         if len(frame) > cap:
             said.append(f"{cap:,} of the {len(frame):,} {name} records")
+            rng = np.random.default_rng([seed, 0x5554, index])
             frame = frame.iloc[np.sort(rng.permutation(len(frame))[:cap])].reset_index(drop=True)
         out.append(frame)
     return tuple(out), (f"quality and efficacy read {', '.join(said)} (drawn at random, seeded; "

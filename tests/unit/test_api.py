@@ -62,6 +62,9 @@ def test_the_audit_is_typed_fields_and_its_json_is_a_copy(identity_result):
     assert isinstance(result.notes, tuple)
     document = result.to_dict()
     document["release"]["answer"] = "yes"
+    if result.utility is not None:  # the fields are the audit's own copies, not views of its JSON
+        result.utility["quality"] = -1.0
+        assert result.to_dict()["utility"]["quality"] != -1.0
     assert result.to_dict()["release"]["answer"] == "no" == json.loads(result.to_json())["release"]["answer"]
 
 

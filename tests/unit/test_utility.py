@@ -43,6 +43,12 @@ def test_files_above_the_cap_are_read_through_a_seeded_sample_and_the_result_say
     assert abs(capped.fidelity["quality"] - whole.fidelity["quality"]) < 0.03
     with pytest.raises(DataError, match="max_records must be"):
         utility(train, other_real, holdout, schema=adult_schema, max_records=0)
+    # each file's sample is its own: the release's never depends on whether the training file was cut
+    from synthrisk.utility.core import _capped
+
+    (_, one, _), _ = _capped((train, other_real, holdout), 600, 0)
+    (_, two, _), _ = _capped((train.iloc[:500], other_real, holdout), 600, 0)
+    pd.testing.assert_frame_equal(one, two)
 
 
 def test_destroyed_relations_lose_efficacy_but_keep_column_shapes(adult_parts, adult_schema):
