@@ -30,10 +30,11 @@ the exposure evidence name anyone at 0.045.
 
 The size (`--reps`, default 200) is fixed here before running.
 
-Measured (2026-12-06, `--reps 200 --n 1000`; Adult 321 s, the simulator 107 s, beside two other
+Measured (2026-12-06, `--reps 200 --n 1000`, with the rare set taking every record tied at the cut;
+Adult 408 s, the simulator 110 s, beside two other
 processes; the same counts as its first runs at 0.045 and 0.005): the test rejects copies of the
 rarest 1 % of members in 200/200 (Adult) and 200/200 (simulator) at 0.045, 200/200 and 199/200 at
-0.005, and 192/200 [0.923, 0.983] and 183/200 [0.867, 0.950] at the audit's 0.0025, where the
+0.005, and 193/200 [0.929, 0.986] and 183/200 [0.867, 0.950] at the audit's 0.0025, where the
 conformal p-values name anyone in 0/200 and 0/200. It never rejects on a null (0/200 population
 releases, 0/200 cart on other records, both datasets, at every level: rare records almost never
 have an exact twin in a release that never saw them, so the test is conservative), nor on 10
