@@ -13,10 +13,10 @@ from statsmodels.stats.proportion import proportion_confint
 from ..data.encoding import numeric_values
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID, row_ids
+from ..data.subgroups import attribute_risk
 from ..errors import ConfigError, DataError
 from ..stats.proportions import MEMBER_EXCESS_CI, MEMBER_EXCESS_TEST, member_excess_test
 from .attackers import CALIBRATED, CALIBRATION_FOLDS, base_attacker, informative_features, make_attacker, model_frame
-from .attribution import attribute_risk
 from .scores import CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores, class_shares, continuous_errors
 from .settings import DEFAULT_NULL_REFITS, RapidSettings
 

@@ -4,19 +4,19 @@ subgroups of the members carry the risk.
 The sentences read the verdict row of `synthrisk.measures.verdict.risk_table` (the strongest
 attack of a risk, or the closest one when none beats its reference): what the attack's number says
 is the measure's own sentence (`Measure.explain`), whether it beats its reference and matters under
-the policy is said here for every measure alike. The subgroups reuse RAPID's attribution
-(`synthrisk.rapid.attribution.attribute_risk`) on the members the strongest attack got right, which
-the measure reads from its own per-record table (`Measure.exposed_members`)."""
+the policy is said here for every measure alike. The subgroups are those of RAPID's
+attribution (`synthrisk.data.subgroups.attribute_risk`) on the members the strongest attack got
+right, which the measure reads from its own per-record table (`Measure.exposed_members`)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from ..data.split import ROW_ID
+from ..data.subgroups import OTHER, attribute_risk
 from ..measures.base import RISKS, Measure
 from ..measures.policy import LEVELS
 from ..measures.wording import finite, pct
-from ..rapid.attribution import OTHER, attribute_risk
 
 #: subgroups shown per risk, and the fewest members a subgroup must hold to be shown (smaller
 #: ones describe a handful of identifiable people, and their rates are noise)

@@ -1,4 +1,5 @@
-"""Which quasi-identifiers and subgroups carry the RAPID risk.
+"""Which quasi-identifiers and subgroups carry a per-record flag: RAPID's records at risk, or the
+members an attack of the audit got right.
 
 Per quasi-identifier, the records are grouped by its level (categorical) or quintile bin
 (numeric; missing values form their own group); each subgroup gets its size, number at risk and
@@ -14,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..data.schema import DatasetSchema
+from .schema import DatasetSchema
 
 OTHER = "(other, small groups)"
 
