@@ -132,3 +132,23 @@ def test_the_audit_writes_nothing_while_it_computes(frames, cheap_audit):
     cache = ("__pycache__", f"{os.sep}.cache{os.sep}", "matplotlib", "numba")
     assert [w for w in _WRITES if not any(c in w[1] for c in cache)] == []
     assert found.html.startswith("<!DOCTYPE html>") and "dcr" in found.tables
+
+
+def test_copies_of_a_few_rare_members_are_listed_by_the_audit_as_a_steward_runs_it(adult, adult_schema, cheap_audit):
+    """Twelve copies of the rarest 2 % of 600 members among other records: too few for the conformal
+    p-values, so the audit's rare-copies test names them; membership is at risk, the audit answers
+    no, and `identified` lists exactly the copied members under the count test."""
+    from synthrisk.measures.exposure import RARE_ATTACK
+    from synthrisk.study.calibration import rarest
+
+    sample = adult.sample(1800, random_state=23).reset_index(drop=True)
+    members, holdout, other = (sample.iloc[i * 600:(i + 1) * 600].reset_index(drop=True) for i in range(3))
+    copied = rarest(members, holdout, adult_schema, 0.02)
+    release = other.copy()
+    release.iloc[: len(copied)] = members.iloc[copied][release.columns].to_numpy()
+    result = synthrisk.audit(members, release, holdout, schema=adult_schema)
+    assert result.answer == "no"
+    assert result.risks.set_index("risk").loc["membership", "level"] == LEVELS["at_risk"]
+    named = result.identified[result.identified["risk"] == "membership"]
+    assert set(named["attack"]) == {RARE_ATTACK}
+    assert sorted(named["row_id"]) == sorted(int(i) for i in copied)
