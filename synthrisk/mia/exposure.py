@@ -26,7 +26,12 @@ named is evidence that the release gives that person away, however small the ave
 
 Resolution: the smallest conformal p-value is 1/(n + 1), so BH at q over m members names either
 nobody or at least ceil(m / (q (n + 1))) members (`min_named`): a handful of copied records among
-many members is seen by the average (the AUC beside it), not named.
+many members is seen by the average (the AUC beside it), not named by BH. When they are rare
+records, the rare-copies count test (`synthrisk.mia.rare_copies`, `rare_level`) names them: it reads
+the same distances (each record's isolation and its distance to the release), counts exact copies
+among the most isolated records, members against holdout, and names the matched rare members when
+it rejects. Anyone is then named in a release that never saw the members with probability at most
+`fdr` + `rare_level`.
 """
 
 from __future__ import annotations
