@@ -2,7 +2,8 @@
 
     import synthrisk
     found = synthrisk.measure("dcr", train, synthetic, holdout, sensitive="income")
-    found.verdict, found.value, found.reference, found.ci_low, found.ci_high, found.p_value
+    found.level, found.value, found.reference, found.ci_low, found.ci_high, found.p_value
+    found.verdict                     # the same in one sentence
     found.records                     # the per-record table
     found.evidence                    # every attack of the measure against its reference
 
@@ -68,12 +69,13 @@ class Measurement:
     p_value : float or None
         The one-sided p-value of the strongest attack beating its reference (its own test, before
         Holm's adjustment over the measure's attacks, which the verdict applies).
-    verdict : str or None
+    level : str or None
         The level (`synthrisk.measures.policy.LEVELS`): "at risk", "below the threshold" or
         "inconclusive"; None for utility, or when no attack gave a number.
-    statement : str or None
-        The verdict as one sentence: the attack shown, its effect and simultaneous interval against
-        the policy threshold, how many attacks beat their reference.
+    verdict : str or None
+        The verdict as one sentence: the level, the attack shown, its effect and simultaneous
+        interval against the policy threshold, how many attacks beat their reference (as
+        `Audit.risks` has `level` and `verdict`).
     records : DataFrame
         The per-record table (row ids, never real values: members are numbered from 0 in the order
         of `train`, holdout records after them, unless the frames carry a `row_id` column). A
@@ -102,8 +104,8 @@ class Measurement:
     ci_low: float | None
     ci_high: float | None
     p_value: float | None
+    level: str | None
     verdict: str | None
-    statement: str | None
     records: pd.DataFrame = field(repr=False)
     evidence: pd.DataFrame = field(repr=False)
     details: dict = field(repr=False)
@@ -116,11 +118,11 @@ class Measurement:
 
         if self.risk is None:
             return f"Measurement({self.measure}: {self.metric} {number(self.value)})"
-        if self.verdict is None:
+        if self.level is None:
             return f"Measurement({self.measure}, {self.risk}: no attack gave a number)"
         interval = "" if self.ci_low is None else f" [{number(self.ci_low)}, {number(self.ci_high)}]"
         p = "" if self.p_value is None else f", p = {self.p_value:.2g}"
-        return (f"Measurement({self.measure}, {self.risk}: {self.verdict}; {self.attack}: {self.metric} "
+        return (f"Measurement({self.measure}, {self.risk}: {self.level}; {self.attack}: {self.metric} "
                 f"{number(self.value)}{interval} vs reference {number(self.reference)}{p})")
 
 
@@ -276,12 +278,12 @@ def _measurement(chosen: Measure, evidence: pd.DataFrame, risks: pd.DataFrame, r
         quality = details.get("quality") if isinstance(details, dict) else None
         return Measurement(**common, attack=None, metric="SDMetrics quality" if chosen.name == "utility" else None,
                            value=_number(quality) if chosen.name == "utility" else None, reference=None, ci_low=None,
-                           ci_high=None, p_value=None, verdict=None, statement=None,
+                           ci_high=None, p_value=None, level=None, verdict=None,
                            evidence=pd.DataFrame(columns=EVIDENCE_COLUMNS))
     if risks.empty:
         return Measurement(**common, attack=None, metric=None, value=None, reference=None, ci_low=None, ci_high=None,
-                           p_value=None, verdict=None, statement=None, evidence=evidence)
+                           p_value=None, level=None, verdict=None, evidence=evidence)
     row = risks.iloc[0]
     return Measurement(**common, attack=row["attack"], metric=row["metric"], value=_number(row["value"]),
                        reference=_number(row["reference"]), ci_low=_number(row["ci_low"]), ci_high=_number(row["ci_high"]),
-                       p_value=_number(row["p_value"]), verdict=row["level"], statement=row["verdict"], evidence=evidence)
+                       p_value=_number(row["p_value"]), level=row["level"], verdict=row["verdict"], evidence=evidence)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import platform
-from functools import lru_cache
+from functools import cache
 from importlib import metadata
 
 #: this package's version, stated once: pyproject.toml reads it (statically) and `synthrisk.__version__` is it
@@ -15,7 +15,7 @@ def library_versions(names) -> dict[str, str]:
     return {"python": platform.python_version(), **{name: _version(name) for name in names}}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _version(name: str) -> str:
     # Read once per process: the audit's shadow models refit a generator hundreds of times, and each
     # fit's status records the versions (reading the installed metadata was 10 % of a small refit).

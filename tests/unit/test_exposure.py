@@ -84,7 +84,7 @@ def test_a_handful_of_copied_rare_members_is_named_by_the_count_test(adult, adul
     assert without.n_identified == 0 and "rare_named" not in without.records
 
     measured = synthrisk.measure("exposure", members, release, holdout, schema=adult_schema)
-    assert measured.verdict == "at risk"
+    assert measured.level == "at risk"
     listed = Exposure().identified_members({}, measured.records)
     assert {p["attack"] for p in listed} == {RARE_ATTACK}
     assert [p["p_value"] for p in listed] == pytest.approx([result.rare.p_value] * 10)

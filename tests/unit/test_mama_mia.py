@@ -110,7 +110,7 @@ def test_members_of_an_mst_release_at_a_large_epsilon_are_found(schema, populati
     release, status = run_generator("mst", MST, members.drop(columns="row_id"), schema, n=300, seed=0)
     assert status["status"] == "ok"
     found = synthrisk.measure("mama_mia", members, release, holdout, schema=schema, generator=MST, runs=5)
-    assert found.value > 0.55 and found.p_value < 0.01, found.statement
+    assert found.value > 0.55 and found.p_value < 0.01, found.verdict
     kept = [f for f in found.details["focal_points"] if f["kept"]]
     assert kept and all(len(f["pair"]) == 2 for f in kept)
 

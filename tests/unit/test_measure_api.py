@@ -30,8 +30,8 @@ CHEAP = {"dcr": {"permutations": 199}, "rapid": {"attackers": ["cart"], "permuta
                            "n_random": 10, "n_trees": 20},
          "mama_mia": {"generator": {"backend": "mst", "params": {"epsilon": 10.0}}, "runs": 3},
          "ensemble": {"generator": "independent", "refits": 3, "per_refit": 100}}
-FIELDS = ["measure", "risk", "attack", "metric", "value", "reference", "ci_low", "ci_high", "p_value", "verdict",
-          "statement", "records", "evidence", "details", "notes", "schema"]
+FIELDS = ["measure", "risk", "attack", "metric", "value", "reference", "ci_low", "ci_high", "p_value", "level",
+          "verdict", "records", "evidence", "details", "notes", "schema"]
 
 
 @pytest.fixture(scope="module")
@@ -59,17 +59,17 @@ def copies(split, adult_schema):
 def test_copies_of_the_training_records_are_a_membership_risk(copies, name):
     found = copies[name]
     assert found.risk == "membership"
-    assert found.verdict == LEVELS["at_risk"], found.statement
+    assert found.level == LEVELS["at_risk"], found.verdict
     assert found.value > found.reference
-    assert found.statement.startswith("at risk")
+    assert found.verdict.startswith("at risk")
 
 
 @pytest.mark.parametrize("name", ["dcr", "mia"])
 def test_records_the_generator_never_saw_are_not_a_membership_risk(split, adult_schema, name):
     train, holdout, unseen, _ = split
     found = synthrisk.measure(name, train, unseen, holdout, schema=adult_schema, **CHEAP.get(name, {}))
-    assert found.verdict in LEVELS.values()
-    assert found.verdict != LEVELS["at_risk"], found.statement
+    assert found.level in LEVELS.values()
+    assert found.level != LEVELS["at_risk"], found.verdict
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -83,20 +83,20 @@ def test_every_measure_returns_one_result_type(copies, name):
     assert isinstance(found.details, dict) and isinstance(found.notes, list)
     assert list(found.schema.sensitive) == ["income"]
     if name == "utility":
-        assert found.verdict is None and found.attack is None and found.reference is None and found.p_value is None
+        assert found.level is None and found.attack is None and found.reference is None and found.p_value is None
         assert found.evidence.empty
         assert found.value == pytest.approx(found.details["quality"]) and 0 < found.value <= 1
         assert set(found.records.columns) >= {"target", "metric", "synthetic", "real", "ratio"}
         assert repr(found).startswith("Measurement(utility: SDMetrics quality")
         return
-    assert found.verdict in LEVELS.values()
+    assert found.level in LEVELS.values()
     assert found.attack in set(found.evidence["attack"])
     row = found.evidence[found.evidence["attack"] == found.attack].iloc[0]
     assert found.value == pytest.approx(row["value"]) and found.reference == pytest.approx(row["reference"])
     assert found.metric == row["metric"]
     assert found.ci_low <= found.value <= found.ci_high
     assert 0 <= found.p_value <= 1
-    assert found.verdict in repr(found) and found.attack in repr(found)
+    assert found.level in repr(found) and found.attack in repr(found)
     if name == "rapid":
         # one unit per attacker x sensitive attribute: the records carry the unit's keys, details one summary per unit
         assert list(found.records.columns[:2]) == ["attacker", "sensitive"]
@@ -193,8 +193,8 @@ def test_an_inferred_schema_and_the_policy_are_the_audits(split):
     strict = {"thresholds": {"membership": 0.99}}
     found = synthrisk.measure("dcr", train, train, holdout, sensitive="income", policy=strict, permutations=99)
     assert list(found.schema.sensitive) == ["income"] and found.schema.origin.startswith("schema inferred from")
-    assert found.verdict == LEVELS["inconclusive"], found.statement
-    assert "0.99" in found.statement
+    assert found.level == LEVELS["inconclusive"], found.verdict
+    assert "0.99" in found.verdict
 
 
 def test_a_plug_in_measure_runs_through_the_generic_function(split, adult_schema):
@@ -208,7 +208,7 @@ def test_a_plug_in_measure_runs_through_the_generic_function(split, adult_schema
     found = synthrisk.measure(scope["ExactCopies"](), train, train, holdout, schema=adult_schema)
     assert found.measure == "exact_copies" and found.risk == "membership"
     assert found.value == pytest.approx(1.0) and found.reference == pytest.approx(0.0)
-    assert found.verdict != LEVELS["below"]
+    assert found.level != LEVELS["below"]
     assert found.records["copied"].sum() == len(train)
     assert "exact_copies" not in builtin_measures()
 
@@ -219,7 +219,7 @@ def test_the_docs_example_runs_as_written(split, adult_schema):
     train, holdout, synthetic, _ = split
     scope = {"train": train, "synthetic": synthetic, "holdout": holdout}
     exec(compile(block, "docs/api.md", "exec"), scope)  # noqa: S102 - the docs' own example
-    assert scope["membership"].verdict in LEVELS.values() and scope["membership"].measure == "dcr"
+    assert scope["membership"].level in LEVELS.values() and scope["membership"].measure == "dcr"
     assert len(scope["closest"]) == len(synthetic)
     assert scope["inference"].attack == "cart -> income"
     assert np.isfinite(scope["inference"].value)
