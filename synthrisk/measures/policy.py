@@ -18,9 +18,9 @@ anyone in at most that share of audits of a release that never saw its members; 
 are named by an exact count test at 0.05 `alpha` (`rare_copies_level`); and the lower bounds share
 the remaining 0.05 `alpha` over the four risks (`lower_alpha`, one-sided, simultaneous over each
 risk's attacks). So such a release is called at risk in at most `alpha` of audits. "An attack beats
-its reference" (Holm over a risk's attacks) and the upper bounds are read at `alpha / 4` per risk (`risk_alpha`; the upper bound
-one-sided at half of it): a risk whose attacks' true effects are at the threshold is called below
-it in at most `alpha / 8` of audits.
+its reference" (Holm over a risk's attacks) and the upper bounds are read at `alpha / 4` per risk
+(`risk_alpha`; the upper bound one-sided at half of it): a risk whose attacks' true effects are at
+the threshold is called below it in at most `alpha / 8` of audits.
 
 Effects are measured on one scale per kind of attack, stated with the threshold (`SCALES`): the
 advantage 2 (AUC - 0.5) of a membership score (2 (share - 1/2) for DCR), the control-corrected
@@ -57,8 +57,8 @@ KEYS = ("alpha", "thresholds", "power", "source")
 NAMING_SHARE = 0.9
 #: the share the rare-copies count test spends (`synthrisk.mia.rare_copies`): it sees copies of a
 #: handful of rare members, which the conformal p-values cannot name (their resolution), and it keeps
-#: its power at a small level (copies of the rarest 1 % of 1,000 members: found in 200 of 200 Adult
-#: splits at 0.005, benchmarks/rare_copies_test.py); taken from the lower bounds' share, not from
+#: its power at a small level (copies of the rarest 1 % of 1,000 members: found in 193 of 200 Adult
+#: splits at 0.0025, benchmarks/rare_copies_test.py); taken from the lower bounds' share, not from
 #: the naming rate, whose every part buys power (module doc of `synthrisk.release_audit.named`)
 RARE_COPIES_SHARE = 0.05
 LEVELS = {"at_risk": "at risk", "inconclusive": "inconclusive", "below": "below the threshold"}
