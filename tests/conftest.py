@@ -41,16 +41,17 @@ def pytest_collection_modifyitems(items):
 def pytest_xdist_make_scheduler(config, log):
     """Under pytest-xdist (`make test` runs two workers), the tests under tests/workflow go to one
     worker, in order: they share one tiny Snakemake run (the session fixture `tiny_run`), which
-    each worker would otherwise make again, and some rerun it in place. Every other test is
-    scheduled alone. (xdist's own `xdist_group` mark does not group under pytest 9, whose node ids
-    xdist can no longer suffix.)"""
+    each worker would otherwise make again, and some rerun it in place. Every other test file goes
+    to one worker whole, so that its module fixtures (an audit, a release) and the generators'
+    compiled programs (MST's JAX functions) are made once, not once per worker. (xdist's own
+    `xdist_group` mark does not group under pytest 9, whose node ids xdist can no longer suffix.)"""
     from xdist.scheduler import LoadScopeScheduling
 
-    class WorkflowTestsTogether(LoadScopeScheduling):
+    class OneWorkerPerFile(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "tests/workflow" if nodeid.startswith("tests/workflow/") else nodeid
+            return "tests/workflow" if nodeid.startswith("tests/workflow/") else nodeid.split("::", 1)[0]
 
-    return WorkflowTestsTogether(config, log)
+    return OneWorkerPerFile(config, log)
 
 
 @pytest.fixture(autouse=True)

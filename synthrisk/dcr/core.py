@@ -90,6 +90,7 @@ from ..data.split import ROW_ID, row_ids
 from ..errors import ConfigError, DataError
 from ..io import finite_or_null
 from ..mia.gower import GowerSpace, k_nearest_encoded
+from ..stats.sampling import sample_positions
 
 LEVEL = 0.95
 QUANTILES = {"p05": 0.05, "median": 0.5}
@@ -306,9 +307,9 @@ def dcr(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *
     rng = np.random.default_rng([seed, _SUBSAMPLE_STREAM])
     member_pos, holdout_pos, subsampled = np.arange(len(typed_m)), np.arange(len(typed_h)), None
     if len(typed_m) > n_compared:
-        member_pos, subsampled = np.sort(rng.permutation(len(typed_m))[:n_compared]), "members"
+        member_pos, subsampled = sample_positions(rng, len(typed_m), n_compared), "members"
     elif len(typed_h) > n_compared:
-        holdout_pos, subsampled = np.sort(rng.permutation(len(typed_h))[:n_compared]), "holdout"
+        holdout_pos, subsampled = sample_positions(rng, len(typed_h), n_compared), "holdout"
 
     space = GowerSpace.fit(pd.concat([typed_m, typed_h], ignore_index=True), schema)
     m_num, m_cat = space.encode(typed_m, "members")
@@ -317,7 +318,7 @@ def dcr(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *
     p = space.n_columns
     n_total, scored, note = len(typed_s), np.arange(len(typed_s)), None
     if max_synthetic is not None and n_total > max_synthetic:
-        scored = np.sort(np.random.default_rng([seed, _CAP_STREAM]).permutation(n_total)[:int(max_synthetic)])
+        scored = sample_positions(np.random.default_rng([seed, _CAP_STREAM]), n_total, max_synthetic)
         note = (f"nearest records searched for {len(scored):,} of the {n_total:,} synthetic records (drawn at random, "
                 "seeded; dcr.max_synthetic): the share closer to members, its interval and test, DCR and NNDR are "
                 "that sample's; exact copies are counted over every synthetic record")

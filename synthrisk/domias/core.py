@@ -71,7 +71,6 @@ from ..data.split import ROW_ID, row_ids
 from ..errors import ConfigError, DataError
 from ..io import finite_or_null
 from ..mia.attacks import (
-    _SUBSAMPLE_STREAM,
     DEFAULT_MIN_ATTACK_MEMBERS,
     plan_attack_set,
     resolve_member_share,
@@ -293,12 +292,8 @@ def domias(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame
     plan = plan_attack_set(len(typed["members"]), len(typed["holdout"]), target, wanted, min_attack_members)
     for note in plan.notes:
         warnings.warn(f"domias: {note}", stacklevel=2)
-    # The draw of synthrisk.mia.membership_attack (same stream): equal plans give equal attack sets.
-    rng = np.random.default_rng([seed, _SUBSAMPLE_STREAM])
-    order = rng.permutation(len(typed["members"]))
-    aux_pos = np.sort(order[:plan.n_aux_members])
-    member_pos = np.sort(order[plan.n_aux_members:plan.n_aux_members + plan.n_members])
-    non_pos = np.sort(rng.permutation(len(typed["holdout"]))[:plan.n_non_members])
+    # The draw of synthrisk.mia.membership_attack: equal plans give equal attack sets.
+    aux_pos, member_pos, non_pos = plan.positions(len(typed["members"]), len(typed["holdout"]), seed)
 
     real = pd.concat([typed["members"], typed["holdout"], typed["aux"]], ignore_index=True)
     unknown = schema.unknown_level_shares(real, typed["synthetic"], what="synthetic", reference="real records")

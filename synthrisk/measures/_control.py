@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..data.split import ROW_ID
 from ..errors import SynthriskError
+from ..stats.sampling import sample_positions
 from . import tabulate
 from .base import Measure, NotApplicable
 
@@ -32,9 +33,9 @@ def members_and_control(data) -> tuple[pd.DataFrame, pd.DataFrame]:
     n = min(len(members), len(control))
     rng = np.random.default_rng([data.seed, _STREAM])
     if len(members) > n:
-        members = members.iloc[np.sort(rng.permutation(len(members))[:n])]
+        members = members.iloc[sample_positions(rng, len(members), n)]
     elif len(control) > n:
-        control = control.iloc[np.sort(rng.permutation(len(control))[:n])]
+        control = control.iloc[sample_positions(rng, len(control), n)]
     return members.reset_index(drop=True), control.reset_index(drop=True)
 
 

@@ -28,6 +28,7 @@ import pandas as pd
 from ..data.schema import DatasetSchema
 from ..data.split import ROW_ID, row_ids
 from ..errors import ConfigError, DataError
+from ..stats.sampling import sample_positions
 from .gower import GowerSpace, nearest_synthetic
 from .kde import DistanceDensity, member_probability
 from .metrics import label_metrics, score_metrics
@@ -164,6 +165,16 @@ class AttackPlan:
     #: what the size cap changed (None: nothing), for the report
     subsample_note: str | None = None
 
+    def positions(self, n_members: int, n_non_members: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Positions of the aux members, the scored members and the scored non-members: one seeded
+        draw, so that attacks with equal plans (the membership attacks and DOMIAS) score the same
+        attack set. Aux members are members that are not scored."""
+        rng = np.random.default_rng([seed, _SUBSAMPLE_STREAM])
+        order = rng.permutation(n_members)
+        aux = np.sort(order[:self.n_aux_members])
+        scored = np.sort(order[self.n_aux_members:self.n_aux_members + self.n_members])
+        return aux, scored, sample_positions(rng, n_non_members, self.n_non_members)
+
 
 def plan_attack_set(n_members: int, n_non_members: int, target: float | None, n_aux_members: int,
                     min_members: int = DEFAULT_MIN_ATTACK_MEMBERS, max_attack: int | None = None) -> AttackPlan:
@@ -292,11 +303,7 @@ def membership_attack(
                            min_attack_members, max_attack)
     for note in plan.notes:
         warnings.warn(f"membership attack: {note}", stacklevel=2)
-    rng = np.random.default_rng([seed, _SUBSAMPLE_STREAM])
-    order = rng.permutation(len(members))
-    aux_pos = np.sort(order[:plan.n_aux_members])
-    member_pos = np.sort(order[plan.n_aux_members:plan.n_aux_members + plan.n_members])
-    non_pos = np.sort(rng.permutation(len(holdout))[:plan.n_non_members])
+    aux_pos, member_pos, non_pos = plan.positions(len(members), len(holdout), seed)
 
     real = pd.concat([typed["members"], typed["non-members"]] + ([typed["aux"]] if has_aux else []),
                      ignore_index=True)

@@ -16,6 +16,7 @@ from ..data.split import ROW_ID, row_ids
 from ..data.subgroups import attribute_risk
 from ..errors import ConfigError, DataError
 from ..stats.proportions import MEMBER_EXCESS_CI, MEMBER_EXCESS_TEST, member_excess_test
+from ..stats.sampling import sample_positions
 from .attackers import CALIBRATED, CALIBRATION_FOLDS, base_attacker, informative_features, make_attacker, model_frame
 from .scores import CATEGORICAL_METHODS, CONTINUOUS_ERRORS, at_risk, categorical_scores, class_shares, continuous_errors
 from .settings import DEFAULT_NULL_REFITS, RapidSettings
@@ -347,19 +348,19 @@ def rapid(
     picker = np.random.default_rng([seed, _SUBSAMPLE_STREAM])
     notes, real_pos = [], None
     if max_train is not None and len(synthetic) > max_train:
-        synthetic = synthetic.iloc[np.sort(picker.permutation(len(synthetic))[:int(max_train)])]
+        synthetic = synthetic.iloc[sample_positions(picker, len(synthetic), max_train)]
         notes.append(f"the attacker learned from {len(synthetic):,} of the {n_synthetic_total:,} synthetic records "
                      "(drawn at random, seeded; rapid.max_train): an attacker using the whole release may infer "
                      "more, e.g. from records it copies, and the interval does not include that")
     if max_records is not None and len(real) > max_records:
-        real_pos = np.sort(picker.permutation(len(real))[:int(max_records)])
+        real_pos = sample_positions(picker, len(real), max_records)
         real, record_ids = real.iloc[real_pos], record_ids[real_pos]
         notes.append(f"RAPID is the share at risk among {len(real):,} of the {n_real_total:,} real records, drawn at "
                      "random (seeded; rapid.max_records); its interval and tests are that sample's")
     n_holdout_total = None if holdout is None else len(holdout)
     if holdout is not None and max_records is not None and len(holdout) > max_records:
         # drawn after the members' and the synthetic records' draws, which stay as without a holdout
-        holdout_pos = np.sort(picker.permutation(len(holdout))[:int(max_records)])
+        holdout_pos = sample_positions(picker, len(holdout), max_records)
         holdout, holdout_ids = holdout.iloc[holdout_pos], holdout_ids[holdout_pos]
         notes.append(f"the member excess compares them with {len(holdout):,} of the {n_holdout_total:,} holdout "
                      "records, drawn at random (seeded; rapid.max_records)")

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..data.schema import DatasetSchema
 from ..errors import DataError
+from ..stats.sampling import sample_positions
 from .efficacy import efficacy
 from .fidelity import fidelity
 from .settings import DEFAULT_MAX_RECORDS
@@ -73,7 +74,7 @@ def _capped(frames, cap: int | None, seed: int):
         if len(frame) > cap:
             said.append(f"{cap:,} of the {len(frame):,} {name} records")
             rng = np.random.default_rng([seed, 0x5554, index])
-            frame = frame.iloc[np.sort(rng.permutation(len(frame))[:cap])].reset_index(drop=True)
+            frame = frame.iloc[sample_positions(rng, len(frame), cap)].reset_index(drop=True)
         out.append(frame)
     return tuple(out), (f"quality and efficacy read {', '.join(said)} (drawn at random, seeded; "
                         "utility.max_records)")

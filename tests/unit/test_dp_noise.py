@@ -3,8 +3,6 @@ a known noise seed says it is not private (issue #27, item 5; synthrisk.stats.no
 mechanisms, no mocks."""
 
 import json
-import subprocess
-import sys
 
 import jsonschema
 import numpy as np
@@ -13,6 +11,7 @@ import pytest
 import yaml
 from helpers import ROOT
 
+from synthrisk.cli import main
 from synthrisk.dp import dp_inference, release_statistics
 from synthrisk.dp import experiments as ex
 from synthrisk.dp.stage import DEFAULTS, settings_from_config
@@ -83,18 +82,21 @@ def test_generate_status_says_not_private_only_with_a_noise_seed(small):
     assert status["privacy"]["noise_seed"] == 7
 
 
-def test_cli_generate_mst_twice_gives_different_files_and_a_noise_seed_marks_it_not_private(small, tmp_path):
+def test_cli_generate_mst_twice_gives_different_files_and_a_noise_seed_marks_it_not_private(small, tmp_path,
+                                                                                           monkeypatch):
     data, schema = small
     data.to_csv(tmp_path / "train.csv", index=False)
     (tmp_path / "schema.yaml").write_text(yaml.safe_dump(schema.to_dict()))
+    # The command's own function, in this process: a new process would compile MST's JAX programs
+    # again for each call (seconds each), and the entry point is run as a program elsewhere.
+    monkeypatch.chdir(tmp_path)
 
     def generate(name, params):
         out = tmp_path / f"{name}.parquet"
-        done = subprocess.run([sys.executable, "-m", "synthrisk.cli", "generate", "--generator", "mst",
-                               "--params", json.dumps({"epsilon": 1.0, "iters": ITERS, **params}),
-                               "--train", "train.csv", "--schema", "schema.yaml", "--n", "300", "--seed", "3",
-                               "--out", out.name], capture_output=True, text=True, cwd=tmp_path)
-        assert done.returncode == 0, done.stderr[-2000:]
+        code = main(["generate", "--generator", "mst", "--params", json.dumps({"epsilon": 1.0, "iters": ITERS, **params}),
+                     "--train", "train.csv", "--schema", "schema.yaml", "--n", "300", "--seed", "3",
+                     "--out", out.name])
+        assert code == 0
         return out.read_bytes(), json.loads(out.with_suffix(".json").read_text())
 
     (first, status), (again, _) = generate("a", {}), generate("b", {})
@@ -168,25 +170,23 @@ def test_dp_release_noise_comes_from_the_os_unless_a_noise_seed_is_set():
     assert not np.array_equal(*(release_statistics(stats, 1.0, 1e-5, 2.0, None, "gaussian").noisy_mean for _ in "ab"))
 
 
-def test_cli_dp_twice_differs_unless_a_noise_seed_is_set(tmp_path):
+def test_cli_dp_twice_differs_unless_a_noise_seed_is_set(tmp_path, monkeypatch, capsys):
     _frame().to_csv(tmp_path / "data.csv", index=False)
+    monkeypatch.chdir(tmp_path)  # the command's function in this process; tests/unit/test_dp.py runs the program
+    common = ["dp", "--data", "data.csv", "--family", "logistic", "--response", "y", "--epsilon", "1",
+              "--delta", "1e-5", "--clip", "2"]
 
     def release(*extra):
-        done = subprocess.run([sys.executable, "-m", "synthrisk.cli", "dp", "--data", "data.csv", "--family",
-                               "logistic", "--response", "y", "--epsilon", "1", "--delta", "1e-5", "--clip", "2",
-                               "--bootstrap", "20", "--domain", "from_data", "--json", *extra],
-                              capture_output=True, text=True, cwd=tmp_path)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return json.loads(done.stdout)
+        assert main([*common, "--bootstrap", "20", "--domain", "from_data", "--json", *extra]) == 0
+        return json.loads(capsys.readouterr().out)
 
     first, again = release(), release()
     assert first["theta"] != again["theta"]
     seeded, repeated = release("--noise-seed", "9"), release("--noise-seed", "9")
     assert seeded == repeated and seeded["guarantee"].endswith(NOT_PRIVATE)
-    bad = subprocess.run([sys.executable, "-m", "synthrisk.cli", "dp", "--data", "data.csv", "--family", "logistic",
-                          "--response", "y", "--epsilon", "1", "--delta", "1e-5", "--clip", "2",
-                          "--noise-seed", "-1"], capture_output=True, text=True, cwd=tmp_path)
-    assert bad.returncode != 0 and "--noise-seed" in bad.stderr and "Traceback" not in bad.stderr
+    with pytest.raises(SystemExit) as refused:
+        main([*common, "--noise-seed", "-1"])
+    assert refused.value.code != 0 and "--noise-seed" in capsys.readouterr().err
 
 
 def test_dp_experiments_noise_is_reproducible_only_with_the_dp_blocks_noise_seed():
