@@ -65,9 +65,10 @@ class Exposure(Measure):
 
     def log_line(self, result) -> str:
         s = result.summary
-        rare = s.get("rare_copies") or {}
-        return (f"AUC {s['auc']:.4f}, {s['n_identified']} member(s) named (FDR {s['fdr']:g}; rare copies "
-                f"p = {rare.get('p_value', float('nan')):.2g} at {s.get('rare_level')})")
+        rare, level = s.get("rare_copies") or {}, s.get("rare_level")
+        test = ("rare copies not tested" if level is None
+                else f"rare copies p = {rare.get('p_value', float('nan')):.2g} at {level:g}")
+        return f"AUC {s['auc']:.4f}, {s['n_identified']} member(s) named (FDR {s['fdr']:g}; {test})"
 
     def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
         runs = tabulate.collect_runs(summaries, {

@@ -340,6 +340,7 @@ def test_record_attacks_test_by_the_exact_label_permutation(sim, sim_schema):
             assert "hypergeometric" in result.risk.test
 
 
+@pytest.mark.slow  # 200 brute-force relabellings: `make test-all` and CI run it
 def test_singling_out_test_relabels_the_pooled_records(sim, sim_schema):
     """The singling-out p-value is the share of relabellings of the pooled records at least as
     extreme: recomputed here by running the attack itself on relabelled member and control sets

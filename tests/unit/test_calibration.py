@@ -194,6 +194,7 @@ def test_recorded_counts_of_earlier_studies_are_pooled_and_their_seeds_refused(t
         bench.main(["--dataset", "simulation", "--summarise", "--out", str(tmp_path)])
 
 
+@pytest.mark.slow  # two audits of each release: `make test-all` and CI run it
 def test_the_studys_settings_give_the_cheaper_settings_verdicts():
     """STUDY_SETTINGS leave out RAPID's chance tests, which give population-level figures only: with a
     holdout the attribute-inference verdict rests on the member excess, which they neither change

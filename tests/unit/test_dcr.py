@@ -275,6 +275,7 @@ def _null_runs(sizes, reps, leak=0.0):
     return runs
 
 
+@pytest.mark.slow  # a null study: `make test-all` and CI run it
 def test_null_level_and_spread_when_synthetic_records_share_nearest_records():
     """Synthetic data drawn afresh from the population (the generator never saw the members): the
     permutation test rejects at about its level, the share's spread over replications is the

@@ -45,6 +45,7 @@ def test_copies_are_found_in_both_modes(schema):
     assert split.value > 0.95 and split.details["n_members"] + split.details["n_calibration"] == 300
 
 
+@pytest.mark.slow  # a null study of refitting releases: `make test-all` and CI run it
 def test_releases_that_never_saw_the_members_hold_the_level(schema):
     """20 releases of other records, read in both modes: each test at 0.05 fires in a share its level
     allows (binomial 99.9 % bound: 5 of 20); anyone named at most as often."""

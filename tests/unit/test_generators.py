@@ -92,6 +92,7 @@ def test_failures_and_timeouts_are_recorded_not_raised(adult_train, adult_schema
     assert status["fit_seconds"] >= 0 and status["n_rows"] == 100
 
 
+@pytest.mark.slow  # two MST fits of their own compiled programs: `make test-all` and CI run it
 def test_mst_keeps_strong_relationships_only_with_enough_budget(sim_schema):
     from synthrisk.data import load_dataset
 

@@ -87,6 +87,7 @@ def population(schema):
     return _records(schema, 3000, 11)
 
 
+@pytest.mark.slow  # a null study of MST refits: `make test-all` and CI run it
 def test_a_release_that_never_saw_the_members_holds_the_level(schema, population):
     """One MST release fitted on other records; 30 random member / holdout splits of the rest: the test
     at 0.05 and the naming at 0.045 fire in a share their level allows (99.9 % binomial bound: 6 of 30)."""

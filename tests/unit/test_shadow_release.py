@@ -99,6 +99,7 @@ def test_targets_are_chosen_blind_to_who_is_a_member():
     assert 0.42 <= float(np.mean(shares)) <= 0.58, np.mean(shares)
 
 
+@pytest.mark.slow  # a null study of refitting releases: `make test-all` and CI run it
 def test_releases_that_never_saw_the_members_hold_the_tests_level(schema):
     """The null, simulated as it is used: 20 releases of other records; the release-level test at
     0.05 fires in a share its level allows (binomial 99.9 % bound: 5 of 20). The test is exact at

@@ -22,6 +22,7 @@ def study():
     return module
 
 
+@pytest.mark.slow  # shipped audits of a cell's splits: `make test-all` and CI run it
 def test_a_cell_runs_resumes_and_refuses_to_be_changed(study, tmp_path, monkeypatch):
     """The study's bookkeeping, through the real audit at the calibration's cheaper settings (the same
     verdict logic; the study itself runs the shipped settings)."""

@@ -4,6 +4,7 @@ import json
 import re
 
 import pandas as pd
+import pytest
 import yaml
 from helpers import open_page, snakemake, tiny_config
 
@@ -111,6 +112,7 @@ def test_snakemake_report_builds(tiny_run):
     assert (tmp_path / "snakemake-report.zip").stat().st_size > 10_000
 
 
+@pytest.mark.slow  # a second Snakemake run: `make test-all` and CI run it
 def test_rerun_after_adding_a_generator_touches_only_its_branch(tiny_run):
     tmp_path, config, env = tiny_run
     dry = snakemake(tmp_path, config, "-n", env=env)
