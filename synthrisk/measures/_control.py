@@ -100,8 +100,10 @@ class ControlSetMeasure(Measure):
         table = tables[self.name]
         if "risk_mean" not in table or "attack" not in table:  # no run succeeded: no attack to read
             return None
-        return tabulate.evidence_rows(table, self.risk, self.name, lambda t: t["attack"], "risk vs control",
+        rows = tabulate.evidence_rows(table, self.risk, self.name, lambda t: t["attack"], "risk vs control",
                                       "risk_mean", 0.0, CONTROL_NOTE)
+        # Its control set is the holdout: a holdout of another population corrects by the wrong rate.
+        return rows.assign(reads_holdout=True)
 
     def summary_columns(self, tables) -> pd.DataFrame | None:
         """The largest mean risk over the measure's attacks per dataset x generator."""
@@ -109,10 +111,6 @@ class ControlSetMeasure(Measure):
         if "risk_mean" not in table:
             return None
         return table.groupby(tabulate.PAIR)["risk_mean"].max().rename(f"{self.name}_risk").reset_index()
-
-    def compares_with_holdout(self, row: dict) -> bool:
-        # Its control set is the holdout: a holdout of another population corrects by the wrong rate.
-        return True
 
 
 def member_flags(records: pd.DataFrame, column: str) -> pd.DataFrame:

@@ -12,7 +12,9 @@ A measure is one module holding one subclass of `Measure`, registered with `@reg
   memory);
 - `summary_columns()`: what the measure adds to the one-row-per-dataset-x-generator summary;
 - `evidence()`: for a risk measure, one row per dataset x generator x attack with its reference
-  point (chance, control, 0.5), so that `synthrisk.measures.verdict` can name the strongest attack.
+  point (chance, control, 0.5), so that `synthrisk.measures.verdict` can name the strongest attack;
+  the row also says which unit's run holds the attack's records and whether the attack reads the
+  members against the holdout (`EVIDENCE_COLUMNS`), so the audit need not ask the measure back.
   Both read the measure's tables: a mapping of name to frame (`tabulate`'s output in the audit,
   the workflow's table folder, `synthrisk.io.TableFolder`, in the report).
 
@@ -23,9 +25,10 @@ verdict row of `synthrisk.measures.verdict.risk_table` (a dict: `attack`, `metri
 - `explain(row)`: the one sentence on what the attack's number says, for a non-specialist
   (default: the attack, its metric, value and reference; `synthrisk.measures.wording` formats
   shares, AUCs and intervals as every other sentence does);
-- `exposed_members(row, records)`: from the attack's per-record table, the (row_id, flag) table of
-  the attacked members, flag = the attack got the member right; the audit's most exposed subgroups
-  are read from it (default None: no subgroups, as for a table that is not per member);
+- `exposed_members(row, records)`: from the attack's per-record table (the run of the row's `unit`),
+  the (row_id, flag) table of the attacked members, flag = the attack got the member right; the
+  audit's most exposed subgroups are read from it (default None: no subgroups, as for a table that
+  is not per member);
 - `got_right(row, records)`: the row ids of the attacked members the attack got right (default:
   the flagged members of `exposed_members`; singling out: the members its queries isolate); the
   audit names those of them the per-person membership evidence names (`release_audit.named`);
@@ -35,11 +38,6 @@ verdict row of `synthrisk.measures.verdict.risk_table` (a dict: `attack`, `metri
 - `names_members(generator)`: whether the measure names members at its Settings' `fdr` (with the
   generator in hand or not: `GeneratorInHand` or None); the audit gives each the policy's naming
   rate, and hears one that refits the generator only once the exposure evidence has named someone;
-- `unit_of(row)`: the unit whose run holds the attack's records (default None: the measure has no
-  units; RAPID: `{attacker}-{sensitive}`);
-- `compares_with_holdout(row)`: whether the attack reads the members against the holdout as
-  non-members, so that its verdict is unreliable when the two files are not of one population
-  (default: a membership attack);
 - `reported(summaries)`: the measure's own numbers as its field reads them (synthpop's repU and
   DiSCO as synthpop prints them), shown on the audit's page and in its JSON beside the verdicts
   (default None: the evidence table says it all).
@@ -86,10 +84,14 @@ CRITERIA = {
 # `n_identified`: members the attack names with a controlled false-discovery rate (any makes the
 # risk at risk; 0 for an attack that names nobody); `named_by`: the attack whose per-person
 # evidence named the members an attack of another risk got right (`synthrisk.release_audit.named`;
-# empty when it names them itself or nobody).
+# empty when it names them itself or nobody); `unit`: the unit whose run holds the attack's
+# per-record table (empty for a measure without units; RAPID: `{attacker}-{sensitive}`);
+# `reads_holdout`: whether the attack reads the members against the holdout records (a membership
+# attack, a control set that is the holdout, a member excess), so that a holdout of another
+# population makes its verdict unreliable (default: true for membership).
 EVIDENCE_COLUMNS = ["dataset", "generator", "risk", "measure", "attack", "metric", "value", "reference",
                     "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02", "tpr_at_1e-03", "detail",
-                    "p_value", "effect_scale", "n_identified", "named_by"]
+                    "p_value", "effect_scale", "n_identified", "named_by", "unit", "reads_holdout"]
 
 
 class NotApplicable(Exception):
@@ -253,7 +255,7 @@ class Measure:
 
     def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
         """(row_id, flag) of the attacked members in the attack's per-record table `records` (the
-        run of `unit_of(row)`, not empty): flag = the attack got the member right. None when the
+        run of the row's `unit`, not empty): flag = the attack got the member right. None when the
         records are not per member (the audit then shows no subgroups)."""
         return None
 
@@ -276,15 +278,6 @@ class Measure:
         the policy's naming rate; one that refits the generator is heard only once the exposure
         evidence has named someone (`synthrisk.release_audit.named.gated`). Default: no."""
         return False
-
-    def unit_of(self, row: dict) -> str | None:
-        """The unit whose run's records hold the attack of the verdict row (None: no units)."""
-        return None
-
-    def compares_with_holdout(self, row: dict) -> bool:
-        """Whether the attack of the verdict row reads the members against the holdout records, so
-        that a holdout of another population makes its verdict unreliable."""
-        return row["risk"] == "membership"
 
     def reported(self, summaries: list[dict]) -> dict | None:
         """The measure's own numbers as its field reads them, for the audit's page and JSON:

@@ -156,8 +156,9 @@ class _Synthpop(Measure):
         table = tables[self.name]
         if "member_excess_mean" not in table or "attack" not in table:
             return None
-        return tabulate.evidence_rows(table, self.risk, self.name, lambda t: t["attack"],
+        rows = tabulate.evidence_rows(table, self.risk, self.name, lambda t: t["attack"],
                                       "member excess (members minus holdout)", "member_excess_mean", 0.0, NOTE)
+        return rows.assign(reads_holdout=True)  # the member excess reads the members against the holdout
 
     def summary_columns(self, tables) -> pd.DataFrame | None:
         """synthpop's value (largest over targets) and the largest member excess per dataset x generator."""
@@ -175,9 +176,6 @@ class _Synthpop(Measure):
             records = records[records["target"] == row["attack"].split("->", 1)[1].strip()]
         part = records[records["member"].astype(bool)]
         return pd.DataFrame({ROW_ID: part[ROW_ID], "flag": part["flagged"].astype(bool)})
-
-    def compares_with_holdout(self, row: dict) -> bool:
-        return True
 
     def reported(self, summaries):
         """synthpop's numbers on the training records (as synthpop prints them) and on the holdout, the

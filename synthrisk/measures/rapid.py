@@ -171,7 +171,10 @@ class Rapid(Measure):
             "n_seeds_beating": np.where(member, column("n_seeds_member_excess"), table["n_seeds_beating_chance"]),
             "tpr_at_1e-02": np.nan, "tpr_at_1e-03": np.nan, "detail": detail,
             "p_value": np.where(member, column("member_excess_p_value_merged"), column("p_value_max")),
-            "effect_scale": 1.0, "n_identified": 0, "named_by": ""})
+            "effect_scale": 1.0, "n_identified": 0, "named_by": "",
+            # the run of this attacker x attribute holds its records; the member excess reads the
+            # members against the holdout, RAPID against its chance floor (no holdout) does not
+            "unit": table["attacker"] + "-" + table["sensitive"].astype(str), "reads_holdout": member})
 
     # --- the steward's audit ---------------------------------------------------------------------
     @staticmethod
@@ -200,12 +203,3 @@ class Rapid(Measure):
     def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
         """The members the attacker infers confidently and correctly (`at_risk`)."""
         return pd.DataFrame({ROW_ID: records[ROW_ID], "flag": records["at_risk"].astype(bool)})
-
-    def unit_of(self, row: dict) -> str | None:
-        attacker, sensitive = self._attacker_sensitive(row)
-        return f"{attacker}-{sensitive}"
-
-    def compares_with_holdout(self, row: dict) -> bool:
-        """The member excess reads the members against the holdout; RAPID against its chance floor
-        (no holdout) does not."""
-        return row.get("metric") == MEMBER_EXCESS

@@ -39,7 +39,7 @@ RISK_COLUMNS = PAIR + ["risk", "level", "verdict", "attack", "measure", "metric"
                        "ci_low", "ci_high", "p_value", "p_holm", "effect", "effect_low", "effect_high", "threshold",
                        "alpha", "audit_alpha", "detectable_effect", "decide_factor", "beats", "n_identified",
                        "named_by", "n_seeds_beating", "n_seeds", "tpr_at_1e-02", "tpr_at_1e-03", "n_attacks", "n_attacks_beating",
-                       "detail"]
+                       "detail", "unit", "reads_holdout"]
 Z95 = float(norm.ppf(0.975))
 
 
@@ -68,7 +68,7 @@ def decisions(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFr
     over the attacks of its dataset x generator x risk), `beats` (p_holm <= alpha), `family_size`,
     `effect`, `effect_se` and the simultaneous `effect_low` / `effect_high`."""
     policy = policy or Policy()
-    out = evidence.assign(**{c: v for c, v in OPTIONAL_EVIDENCE.items() if c not in evidence})
+    out = with_defaults(evidence)
     if out.empty:
         return out.assign(p=[], p_holm=[], beats=[], family_size=[], effect=[], effect_se=[], effect_low=[],
                           effect_high=[], excess=[])
@@ -240,7 +240,14 @@ NUMERIC_EVIDENCE = ["value", "reference", "ci_low", "ci_high", "n_seeds", "n_see
 #: no p-value (the verdict then derives one from the interval), an effect on the value's own scale,
 #: and nobody identified (`named_by`: the attack whose per-person evidence named the members an
 #: attack of another risk got right, `synthrisk.release_audit.named`; empty when it names them itself)
-OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0, "n_identified": 0, "named_by": ""}
+OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0, "n_identified": 0, "named_by": "", "unit": ""}
+
+
+def with_defaults(evidence: pd.DataFrame) -> pd.DataFrame:
+    """Evidence rows with the optional columns a measure left out: OPTIONAL_EVIDENCE, and
+    `reads_holdout` true for membership attacks (they read the members against the holdout)."""
+    out = evidence.assign(**{c: v for c, v in OPTIONAL_EVIDENCE.items() if c not in evidence})
+    return out if "reads_holdout" in out else out.assign(reads_holdout=out["risk"].eq("membership"))
 
 
 def collect_evidence(measures, tables) -> pd.DataFrame:
@@ -248,8 +255,7 @@ def collect_evidence(measures, tables) -> pd.DataFrame:
     holding the measures' tables (the audit's, in memory; the workflow's table folder,
     `synthrisk.io.TableFolder`)."""
     parts = [m.evidence(tables) for m in measures.values() if m.risk]
-    parts = [p.assign(**{c: v for c, v in OPTIONAL_EVIDENCE.items() if c not in p})[EVIDENCE_COLUMNS]
-             for p in parts if p is not None and len(p)]
+    parts = [with_defaults(p)[EVIDENCE_COLUMNS] for p in parts if p is not None and len(p)]
     if not parts:
         return pd.DataFrame(columns=EVIDENCE_COLUMNS)
     evidence = pd.concat(parts, ignore_index=True)

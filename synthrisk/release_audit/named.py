@@ -40,15 +40,16 @@ from ..measures.runner import Outcome
 PERSON = ["row_id", "score", "p_value", "named_by"]
 
 
-def run_of(row: dict, measure, runs: list[Outcome]) -> Outcome | None:
-    """The run whose records hold the attack of a verdict or evidence row (the measure's `unit_of`
-    the row: RAPID's attacker x sensitive unit)."""
-    unit = measure.unit_of(row)
+def run_of(row: dict, runs: list[Outcome]) -> Outcome | None:
+    """The run whose records hold the attack of a verdict or evidence row (its `unit`: RAPID's
+    attacker x sensitive unit; empty for a measure without units)."""
+    unit = row.get("unit")
+    unit = unit if isinstance(unit, str) and unit else None
     return next((r for r in runs if r.measure_name == row["measure"] and r.unit == unit and r.status == "ok"), None)
 
 
-def records_of(row: dict, measure, runs: list[Outcome]) -> pd.DataFrame:
-    run = run_of(row, measure, runs)
+def records_of(row: dict, runs: list[Outcome]) -> pd.DataFrame:
+    run = run_of(row, runs)
     return run.records if run else pd.DataFrame()
 
 
@@ -90,7 +91,7 @@ def named_people(evidence: pd.DataFrame | None, runs: list[Outcome], measures: d
     for row in ([] if evidence is None else evidence.to_dict("records")):
         if _names_itself(row):
             measure = measures[row["measure"]][0]
-            for person in measure.identified_members(row, records_of(row, measure, runs)):
+            for person in measure.identified_members(row, records_of(row, runs)):
                 found.append({"row_id": person["row_id"], "score": person["score"], "p_value": person["p_value"],
                               "named_by": person["attack"]})
     if not found:
@@ -123,7 +124,7 @@ def with_named(evidence: pd.DataFrame, runs: list[Outcome], measures: dict) -> t
         if row["risk"] in naming_risks:
             continue
         measure = measures[row["measure"]][0]
-        found = also_named(row.to_dict(), measure, records_of(row.to_dict(), measure, runs), people)
+        found = also_named(row.to_dict(), measure, records_of(row.to_dict(), runs), people)
         if len(found):
             evidence.loc[index, ["n_identified", "named_by"]] = [len(found), named_by]
     return evidence, people

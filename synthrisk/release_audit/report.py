@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
 import pandas as pd
 
 from ..io import finite_or_null
@@ -57,7 +58,7 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
         measure = measures[row["measure"]][0]
         at_risk = row["level"] == LEVELS["at_risk"]
         # Subgroups of an attack that does not beat its reference would rank noise.
-        records = (named.records_of(row, measure, runs) if row["beats"] or row["n_identified"]
+        records = (named.records_of(row, runs) if row["beats"] or row["n_identified"]
                    else pd.DataFrame())
         entry = {
             "risk": risk, "label": label, "measured": True, "at_risk": at_risk, "level": row["level"],
@@ -79,7 +80,7 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
         # An attack that reads the members against the holdout (membership; RAPID's member excess):
         # when the holdout is another population, any difference between the two files looks like
         # leakage (or hides it).
-        if population.get("differs") and measure.compares_with_holdout(row):
+        if population.get("differs") and _reads_holdout(row):
             told = f"classifier AUC {population['auc']:.3f}, p = {population['p_value']:.2g}"
             if population.get("formatting"):
                 entry["unreliable"] = (f"training and holdout records can be told apart ({told}) and write some "
@@ -141,6 +142,12 @@ def measure_entries(runs: list[Outcome], measures: dict, evidence: pd.DataFrame,
             "reported": measure.reported([r.summary for r in own]) if status == "ok" else None,
             "settings": dataclasses.asdict(settings) if dataclasses.is_dataclass(settings) else {}})
     return entries
+
+
+def _reads_holdout(row: dict) -> bool:
+    """The verdict row's `reads_holdout` as a truth value (numpy's bool too; missing: no)."""
+    value = row.get("reads_holdout")
+    return isinstance(value, (bool, np.bool_)) and bool(value)
 
 
 def utility_entry(tables: dict[str, pd.DataFrame]) -> dict | None:

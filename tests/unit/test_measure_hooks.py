@@ -1,8 +1,9 @@
 """What the audit says about a risk's strongest attack is asked of its measure (issue #29): its
-sentence (`explain`), the members it got right (`exposed_members`, for the subgroups), the run that
-holds its records (`unit_of`) and whether it reads the members against the holdout
-(`compares_with_holdout`). A plug-in's own hooks reach the audit's risk entry; every built-in risk
-measure words its own attack."""
+sentence (`explain`) and the members it got right (`exposed_members`, for the subgroups). The run
+that holds its records (`unit`) and whether it reads the members against the holdout
+(`reads_holdout`) come with its evidence row (issue #43), so the audit does not ask back. A
+plug-in's own hooks and evidence reach the audit's risk entry; every built-in risk measure words its
+own attack."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from synthrisk.data.schema import DatasetSchema
 from synthrisk.measures import EVIDENCE_COLUMNS, Measure, builtin_measures
 from synthrisk.measures.policy import LEVELS
 from synthrisk.measures.runner import Outcome, UnitRun
-from synthrisk.measures.verdict import risk_table
+from synthrisk.measures.verdict import risk_table, with_defaults
 from synthrisk.measures.wording import generic
 from synthrisk.release_audit import explain
 from synthrisk.release_audit.report import risk_entries
@@ -42,9 +43,6 @@ class Echo(Measure):
         members = records[records["member"] == 1]
         return pd.DataFrame({"row_id": members["row_id"], "flag": members["echoed"].astype(bool)})
 
-    def unit_of(self, row):
-        return row["attack"].removeprefix("echo ")
-
 
 class Plain(Measure):
     """A plug-in that words nothing of its own."""
@@ -54,12 +52,14 @@ class Plain(Measure):
     risk = "singling_out"
 
 
-def evidence(measure: str, risk: str, attack: str, value: float, reference: float, se: float, p: float) -> pd.DataFrame:
+def evidence(measure: str, risk: str, attack: str, value: float, reference: float, se: float, p: float,
+             **optional) -> pd.DataFrame:
+    """One evidence row as a plug-in's `evidence` gives it: without the optional columns unless given."""
     row = {"dataset": "audit", "generator": "release", "risk": risk, "measure": measure, "attack": attack,
            "metric": "echo rate", "value": value, "reference": reference, "ci_low": value - 1.96 * se,
            "ci_high": value + 1.96 * se, "n_seeds": 1, "n_seeds_beating": 1, "tpr_at_1e-02": np.nan,
-           "tpr_at_1e-03": np.nan, "detail": "", "p_value": p, "effect_scale": 1.0, "n_identified": 0, "named_by": ""}
-    return pd.DataFrame([row])[EVIDENCE_COLUMNS]
+           "tpr_at_1e-03": np.nan, "detail": "", "p_value": p, **optional}
+    return pd.DataFrame([row])[[c for c in EVIDENCE_COLUMNS if c in row]]
 
 
 @pytest.fixture
@@ -83,11 +83,11 @@ def outcome(measure: Measure, unit: str, records: pd.DataFrame, tmp_path) -> Out
 def test_a_plugin_measures_own_hooks_reach_the_audit_risk_entry(members, tmp_path):
     frame, schema = members
     echo = Echo()
-    risks = risk_table(evidence("echo", "membership", "echo b", 0.40, 0.0, 0.02, 1e-9))
+    risks = risk_table(evidence("echo", "membership", "echo b", 0.40, 0.0, 0.02, 1e-9, unit="b"))
     assert risks["level"].iloc[0] == LEVELS["at_risk"]
     echoed = np.r_[np.arange(100) % 10 < 8, np.arange(100) % 10 < 1]  # young: 80%, old: 10%
     records = frame[["row_id"]].assign(member=1, echoed=echoed)
-    # The run of unit 'a' holds other records: the entry must read unit b's, which `unit_of` names.
+    # The run of unit 'a' holds other records: the entry must read unit b's, which the evidence row names.
     runs = [outcome(echo, "a", records.assign(echoed=False), tmp_path), outcome(echo, "b", records, tmp_path)]
     data = SimpleNamespace(members=frame, schema=schema, checks={"same_population": {"differs": False}})
     entry = next(e for e in risk_entries(risks, runs, {"echo": (echo, echo.Settings())}, data)
@@ -113,7 +113,8 @@ def test_a_plugin_without_hooks_gets_the_generic_sentence_and_no_subgroups(membe
     assert explain.meaning(row, plain).startswith("plain query: echo rate 0.3 against its reference 0. ")
     records = frame[["row_id"]].assign(member=1)
     assert explain.subgroups(row, plain, records, frame, schema) == []
-    assert plain.unit_of(row) is None and not plain.compares_with_holdout(row)
+    # no unit, and a singling-out attack that says nothing of the holdout does not read it
+    assert row["unit"] == "" and not row["reads_holdout"]
 
 
 ROWS = {
@@ -144,19 +145,31 @@ def test_every_builtin_risk_measure_words_its_own_attack():
 
 def test_rapid_names_its_unit_and_reads_the_holdout_only_for_the_member_excess():
     rapid = builtin_measures()["rapid"]
-    excess, floor = ({"risk": "attribute_inference", **row} for row in ROWS["rapid"])
-    assert rapid.unit_of(excess) == "rf-income" == rapid.unit_of({**excess, "attack": "rf->income"})
+    table = pd.DataFrame({"dataset": "audit", "generator": "release", "attacker": ["rf", "logit"],
+                          "sensitive": "income", "rapid_mean": [0.45, 0.40], "chance_floor_mean": 0.30,
+                          "ci_low_min": 0.40, "ci_high_max": 0.50, "n_seeds": 1, "n_seeds_beating_chance": 1,
+                          "member_excess_mean": [0.05, np.nan]})
+    rows = rapid.evidence({"rapid": table})
+    assert rows["unit"].tolist() == ["rf-income", "logit-income"]
+    # the member excess reads the members against the holdout; RAPID against its floor does not
+    assert rows["reads_holdout"].tolist() == [True, False]
+    excess = {"risk": "attribute_inference", **ROWS["rapid"][0]}
     # the member excess's sentence says what population-level inference is and what a steward can do
     sentence = rapid.explain(excess)
     assert "not a leak of the training records" in sentence and "leave out the quasi-identifiers" in sentence
-    assert rapid.compares_with_holdout(excess) and not rapid.compares_with_holdout(floor)
-    for name in ("mia", "domias", "dcr"):
-        assert builtin_measures()[name].compares_with_holdout({"risk": "membership", **ROWS[name][0]})
+
+
+def test_membership_attacks_read_the_holdout_by_default_and_the_control_set_measures_say_so():
+    bare = evidence("echo", "membership", "echo", 0.4, 0.0, 0.02, 1e-9)
+    other = evidence("plain", "singling_out", "plain", 0.3, 0.0, 0.02, 1e-9)
+    assert with_defaults(pd.concat([bare, other]))["reads_holdout"].tolist() == [True, False]
+    measures = builtin_measures()
     for name in ("singling_out", "linkability", "inference"):
-        measure = builtin_measures()[name]
-        assert measure.unit_of(ROWS[name][0]) is None
         # their control set is the holdout: another population's holdout makes them unreliable too
-        assert measure.compares_with_holdout({"risk": measure.risk, **ROWS[name][0]})
+        table = pd.DataFrame({"dataset": ["audit"], "generator": "release", "attack": f"{name} attack",
+                              "risk_mean": 0.1, "n_seeds": 1, "n_seeds_beating": 1})
+        rows = measures[name].evidence({name: table})
+        assert rows["reads_holdout"].tolist() == [True] and "unit" not in rows, name
 
 
 def test_membership_names_the_members_by_the_winning_attacks_own_score_never_the_oracles():
