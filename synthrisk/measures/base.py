@@ -150,15 +150,13 @@ class Measure:
     name: ClassVar[str]
     #: report section title
     title: ClassVar[str]
-    #: caption file (reStructuredText, Jinja allowed) in workflow/report/, or None for `caption_text`
+    #: caption of the measure's figures: a file (reStructuredText, Jinja allowed) in workflow/report/,
+    #: or None (the figure's own caption)
     caption: ClassVar[str | None] = None
-    caption_text: ClassVar[str] = ""
     #: key of RISKS, or None for a measure that is not a risk (utility)
     risk: ClassVar[str | None] = None
     #: columns of the per-record table (an empty table with these is written for a failed run)
     record_columns: ClassVar[tuple[str, ...]] = ("row_id",)
-    #: name of the per-record output (the records file) in the rule, for readable rule outputs
-    records_name: ClassVar[str] = "records"
     #: threads of one job
     threads: ClassVar[int] = 1
     #: the measure runs when the config has its key, or always when `default_on`

@@ -65,7 +65,7 @@ def render_caption(caption: str, captions_dir, stem: str, prefix: str = "") -> s
 def figure_sections(figures, captions_dir, measures: dict | None = None, datasets=()) -> list[dict]:
     """Figures grouped into the report's sections: the fixed ones and one per measure (its title;
     its figures are those `measure.figures(datasets)` names)."""
-    by_stem = {figure.stem: (measure.title, figure.caption or measure.caption_text)
+    by_stem = {figure.stem: (measure.title, figure.caption or "")
                for measure in (measures or {}).values() for figure in measure.figures(list(datasets))}
     titles = [t for _, t, _ in BEFORE_MEASURES] + [m.title for m in (measures or {}).values()]
     sections = {title: [] for title in titles + [t for _, t, _ in AFTER_MEASURES]}
