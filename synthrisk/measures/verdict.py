@@ -247,7 +247,9 @@ def with_defaults(evidence: pd.DataFrame) -> pd.DataFrame:
     """Evidence rows with the optional columns a measure left out: OPTIONAL_EVIDENCE, and
     `reads_holdout` true for membership attacks (they read the members against the holdout)."""
     out = evidence.assign(**{c: v for c, v in OPTIONAL_EVIDENCE.items() if c not in evidence})
-    return out if "reads_holdout" in out else out.assign(reads_holdout=out["risk"].eq("membership"))
+    if "reads_holdout" in out:
+        return out
+    return out.assign(reads_holdout=out["risk"].eq("membership") if "risk" in out else False)
 
 
 def collect_evidence(measures, tables) -> pd.DataFrame:
