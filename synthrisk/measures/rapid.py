@@ -25,6 +25,13 @@ from .registry import register_measure
 from .wording import interval, pct
 
 PAIR = ["dataset", "generator"]
+
+
+def unit_name(attacker: str, sensitive: str) -> str:
+    """The unit (job) of one attacker x sensitive attribute: attacker names never contain '-', so
+    the first '-' splits them (`Rapid.unit_key`)."""
+    return f"{attacker}-{sensitive}"
+
 #: the metric of an evidence row read as the member excess (members against the holdout)
 MEMBER_EXCESS = "RAPID member excess"
 
@@ -47,11 +54,10 @@ class Rapid(Measure):
 
     def units(self, schema, settings) -> list[str]:
         """(attacker, sensitive) pairs that apply (logit and the calibrated attackers only for
-        categorical targets, linear only for continuous ones), as `{attacker}-{sensitive}`:
-        attacker names never contain '-', so the first '-' splits them."""
+        categorical targets, linear only for continuous ones), as `unit_name` writes them."""
         from ..rapid.attackers import applicable
 
-        return [f"{attacker}-{sensitive}" for sensitive in schema.sensitive for attacker in settings.attackers
+        return [unit_name(attacker, sensitive) for sensitive in schema.sensitive for attacker in settings.attackers
                 if applicable(attacker, schema.is_categorical(sensitive))]
 
     def unit_key(self, unit: str) -> dict:
@@ -174,7 +180,7 @@ class Rapid(Measure):
             "effect_scale": 1.0, "n_identified": 0, "named_by": "",
             # the run of this attacker x attribute holds its records; the member excess reads the
             # members against the holdout, RAPID against its chance floor (no holdout) does not
-            "unit": table["attacker"] + "-" + table["sensitive"].astype(str), "reads_holdout": member})
+            "unit": [unit_name(a, s) for a, s in zip(table["attacker"], table["sensitive"])], "reads_holdout": member})
 
     # --- the steward's audit ---------------------------------------------------------------------
     @staticmethod
