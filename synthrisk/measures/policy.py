@@ -6,7 +6,7 @@ A risk's verdict is a decision against its threshold, with three outcomes:
   the threshold, or when a person is identified (a member named by the per-person evidence,
   `synthrisk.mia.exposure`: Benjamini-Hochberg at a controlled false-discovery rate, or the
   rare-copies count test at its level);
-- *below the threshold* when every attack's simultaneous upper end lies below it (and nobody is
+- *below the threshold* when every attack's upper end lies below it (and nobody is
   identified);
 - *inconclusive* otherwise: the audit cannot tell which side of the threshold the risk is on. The
   verdict says what would decide it (about how many times the records, at the current estimate).
@@ -18,9 +18,15 @@ anyone in at most that share of audits of a release that never saw its members; 
 are named by an exact count test at 0.05 `alpha` (`rare_copies_level`); and the lower bounds share
 the remaining 0.05 `alpha` over the four risks (`lower_alpha`, one-sided, simultaneous over each
 risk's attacks). So such a release is called at risk in at most `alpha` of audits. "An attack beats
-its reference" (Holm over a risk's attacks) and the upper bounds are read at `alpha / 4` per risk
-(`risk_alpha`; the upper bound one-sided at half of it): a risk whose attacks' true effects are at
-the threshold is called below it in at most `alpha / 8` of audits.
+its reference" is Holm over a risk's attacks at `alpha / 4` per risk (`risk_alpha`).
+
+A false "yes" needs no share of the level: "below the threshold" on every risk is an
+intersection-union test (Berger 1982, Technometrics 24:295; the logic of equivalence testing's
+two one-sided tests). A release is answered yes only when every attack of every risk has its
+one-sided upper bound at `alpha` (`upper_alpha`) below the threshold, so a release with any one
+attack's true effect at or above its threshold is answered yes, and that risk called below it, in
+at most `alpha` of audits, however many risks and attacks there are. Splitting `alpha` over them,
+as the lower bounds must, would only make a clean release inconclusive more often.
 
 Effects are measured on one scale per kind of attack, stated with the threshold (`SCALES`): the
 advantage 2 (AUC - 0.5) of a membership score (2 (share - 1/2) for DCR), the control-corrected
@@ -86,10 +92,16 @@ class Policy:
 
     @property
     def risk_alpha(self) -> float:
-        """The level each risk is read at for "an attack beats its reference" (Holm) and for the upper
-        bounds that call it below the threshold (two-sided intervals: one side spends half): the
-        audit's family-wise level shared by its risks."""
+        """The level each risk is read at for "an attack beats its reference" (Holm): the audit's
+        family-wise level shared by its risks."""
         return self.alpha / len(RISKS)
+
+    @property
+    def upper_alpha(self) -> float:
+        """The one-sided level of every attack's upper bound, which calls a risk below the threshold
+        when all of them are below it: the audit's level itself, unsplit (an intersection-union test,
+        module doc)."""
+        return self.alpha
 
     @property
     def naming_fdr(self) -> float:
@@ -117,7 +129,8 @@ class Policy:
         shown = "; ".join(f"{RISKS.get(r, r)} {v:g} on the {SCALES.get(r, 'effect scale')}"
                           for r, v in self.thresholds.items())
         return (f"family-wise level {self.alpha:g} per audit ({self.risk_alpha:g} per risk, Bonferroni over the "
-                f"{len(RISKS)} risks; Holm over each risk's attacks, intervals simultaneous over them); thresholds: "
+                f"{len(RISKS)} risks; Holm over each risk's attacks, lower bounds simultaneous over them; upper bounds "
+                f"one-sided at {self.upper_alpha:g} per attack, which bounds a false yes at {self.alpha:g}); thresholds: "
                 f"{shown} (a convention: {self.source}); detectable effects stated at {self.power:.0%} power")
 
 

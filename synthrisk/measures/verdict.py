@@ -8,17 +8,19 @@ own reference point, and the risk decided against the policy's threshold
   interval). Holm's procedure over the risk's attacks at the risk's level (`Policy.risk_alpha`, the
   audit's family-wise level over its four risks) decides which attacks beat their reference
   (`beats`, what the calibration study counts as "fired").
-- Effects share one scale per risk: effect = effect_scale x (value - reference), with bounds
-  simultaneous over the risk's k attacks (Bonferroni), from the attack's own interval's spread on
-  each side, so that an asymmetric interval, such as the score intervals of the control-set risks
-  and of RAPID's member excess, keeps its shape: the lower bound one-sided at `lower_alpha / k` (the
-  share of the audit's level the bounds spend on "at risk"), the upper bound one-sided at
-  `risk_alpha / (2 k)`. The attack chosen after looking at all k is still covered.
+- Effects share one scale per risk: effect = effect_scale x (value - reference), with bounds from
+  the attack's own interval's spread on each side, so that an asymmetric interval, such as the score
+  intervals of the control-set risks and of RAPID's member excess, keeps its shape. The lower bound
+  is one-sided at `lower_alpha / k`, simultaneous over the risk's k attacks (Bonferroni; the share of
+  the audit's level the bounds spend on "at risk"): the attack chosen after looking at all k is still
+  covered. The upper bound is one-sided at `upper_alpha` per attack: "below" needs every attack's
+  upper bound below the threshold, an intersection-union test whose false "below" (and false "yes")
+  is at most that level with no split (`synthrisk.measures.policy`).
 - The level: *at risk* when an attack's simultaneous lower bound lies above the threshold, or when a
   measure identifies a person (`n_identified` > 0: members named with a controlled false-discovery
-  rate); *below the threshold* when every attack has an interval and every simultaneous upper bound
-  lies below it; *inconclusive* otherwise, with how many times the records would decide it at the
-  current estimates (`decide_factor`: the most any attack straddling the threshold needs).
+  rate); *below the threshold* when every attack has an interval and every upper bound lies below
+  it; *inconclusive* otherwise, with how many times the records would decide it at the current
+  estimates (`decide_factor`: the most any attack straddling the threshold needs).
 - The attack shown: for *at risk* the one with the largest lower bound (or the identifying one); else
   the one with the largest upper bound, which is the one that keeps the risk from being below the
   threshold (an attack without an interval first).
@@ -66,7 +68,7 @@ def _side_spreads(evidence: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
 def decisions(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFrame:
     """`evidence` with, per attack: `p` (its p-value, or one from its interval), `p_holm` (Holm-adjusted
     over the attacks of its dataset x generator x risk), `beats` (p_holm <= alpha), `family_size`,
-    `effect`, `effect_se` and the simultaneous `effect_low` / `effect_high`."""
+    `effect`, `effect_se`, the simultaneous `effect_low` and the per-attack `effect_high`."""
     policy = policy or Policy()
     out = with_defaults(evidence)
     if out.empty:
@@ -90,7 +92,7 @@ def decisions(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataFr
     out["p_holm"] = out.groupby(keys)["p"].transform(holm_adjusted)
     out["beats"] = out["p_holm"] <= policy.risk_alpha
     k = out["family_size"].astype(float)
-    z_low, z_high = norm.ppf(1 - policy.lower_alpha / k), norm.ppf(1 - policy.risk_alpha / (2 * k))
+    z_low, z_high = norm.ppf(1 - policy.lower_alpha / k), norm.ppf(1 - policy.upper_alpha)
     below, above = _side_spreads(out)
     out["effect_low"] = out["effect"] - z_low * scale * below
     out["effect_high"] = out["effect"] + z_high * scale * above
@@ -197,7 +199,8 @@ def _verdict_text(level: str, best: pd.Series, n: int, n_beating: int, identifie
     shown = f"{best['metric']} {best['value']:.3f} vs reference {best['reference']:.3f}"
     beating = f"{n_beating} of {n} attacks beat their reference"
     if np.isfinite(best["effect_low"]) and np.isfinite(best["effect_high"]):
-        bound = f"effect {best['effect']:.3f}, simultaneous interval [{best['effect_low']:.3f}, {best['effect_high']:.3f}]"
+        bound = (f"effect {best['effect']:.3f}, bounds [{best['effect_low']:.3f}, {best['effect_high']:.3f}] (one-sided: "
+                 f"the lower simultaneous over the attacks at {policy.lower_alpha:g}, the upper at {policy.upper_alpha:g})")
     else:
         bound = f"effect {best['effect']:.3f}, no interval"
     if level == "at_risk" and identified and best.get("named_by"):

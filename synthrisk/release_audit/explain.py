@@ -28,10 +28,13 @@ def meaning(row: dict, measure: Measure) -> str:
     then the decision against the threshold: what the interval says, and for an inconclusive risk
     what would decide it."""
     n, k = int(row["n_attacks_beating"]), int(row["n_attacks"])
-    threshold, alpha = float(row["threshold"]), float(row["alpha"])
+    threshold = float(row["threshold"])
     interval = finite(row.get("effect_low")) and finite(row.get("effect_high"))
-    effect = (f"its effect is {pct(float(row['effect']))}, between {pct(float(row['effect_low']))} and "
-              f"{pct(float(row['effect_high']))} with the attacks' simultaneous confidence (level {alpha:g})"
+    # the two bounds answer two questions at two levels (synthrisk.measures.policy): "at risk?" over
+    # all the risk's attacks at once, "below?" per attack at the audit's level
+    effect = (f"its effect is {pct(float(row['effect']))}: at least {pct(float(row['effect_low']))} with the "
+              f"confidence of every attack of the risk at once, and at most {pct(float(row['effect_high']))} "
+              f"at the audit's level {float(row['audit_alpha']):g}"
               if interval else f"its effect is {pct(float(row['effect']))}, with no interval")
     beating = f"{n} of {k} attacks beat their reference"
     identified = int(row.get("n_identified") or 0)

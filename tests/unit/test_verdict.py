@@ -15,11 +15,13 @@ from synthrisk.measures.base import RISKS
 from synthrisk.measures.policy import LEVELS, Policy, load_policy, policy_from_mapping
 from synthrisk.measures.verdict import decisions, release_answer, risk_table
 
-#: the level of one risk under the default policy (Holm, upper bounds): the audit's 0.05 over its four
-#: risks; the one-sided level of its lower bounds: 0.05 of the audit's 0.05 over the four risks (naming
-#: spends 0.9 of it, the rare-copies test 0.05)
+#: the level of one risk under the default policy (Holm): the audit's 0.05 over its four risks; the
+#: one-sided level of its lower bounds: 0.05 of the audit's 0.05 over the four risks (naming spends 0.9
+#: of it, the rare-copies test 0.05); of every attack's upper bound: the audit's 0.05, unsplit
 RISK_ALPHA = 0.05 / 4
 LOWER_ALPHA = 0.05 * 0.05 / 4
+UPPER_ALPHA = 0.05
+RISKS_ORDER = list(RISKS)
 
 
 def test_the_audits_level_is_spent_once_by_the_names_and_the_bounds():
@@ -55,7 +57,7 @@ def test_three_outcomes_against_the_policy_threshold():
     # a point estimate above the threshold is never read as below it
     copies = table.loc["copies"]
     assert copies["level"] == LEVELS["inconclusive"] and copies["effect"] == pytest.approx(0.144)
-    z, z_low = norm.ppf(1 - RISK_ALPHA / 2), norm.ppf(1 - LOWER_ALPHA)
+    z, z_low = norm.ppf(1 - UPPER_ALPHA), norm.ppf(1 - LOWER_ALPHA)
     assert copies["effect_low"] == pytest.approx(0.144 - z_low * 2 * 0.0204, rel=1e-6)
     # what decides it: (half-width / distance to the threshold)^2 times the records
     assert copies["decide_factor"] == pytest.approx((z_low * 2 * 0.0204 / (0.144 - 0.09)) ** 2, rel=1e-6)
@@ -193,31 +195,40 @@ def test_holm_keeps_the_family_wise_rate_under_the_null_where_any_attack_does_no
 
 
 def test_the_decision_errs_at_most_at_the_audits_level_at_the_threshold_and_at_the_null():
-    """Four risks of three attacks per audit, 400 audits. Every attack's true effect exactly at the
-    threshold: a risk is called below it in at most the risk's level, and the audit says yes in
-    none. True effects 0: no risk is called at risk, and "any risk beats its reference" stays within
-    the audit's family-wise level (Bonferroni over the risks)."""
+    """Four risks of three attacks per audit. A false "yes" needs every risk below its threshold, so
+    its worst case is one attack at the threshold and every other attack far below it: the audit says
+    yes in at most the audit's level (0.05), and close to it, since "below" reads each upper bound at
+    that level, unsplit (an intersection-union test). With every attack at the threshold, a risk is
+    below it in about 0.05^3 of audits. With every true effect 0, no risk is called at risk, and "any
+    risk beats its reference" stays within the audit's level (Bonferroni over the risks)."""
     rng = np.random.default_rng(3)
     se = 0.02  # on the effect scale (scale 1)
 
-    def audits(effect):
+    def audits(effect, n, lone=None):
         rows = []
-        for audit in range(400):
+        for audit in range(n):
             for risk in RISKS:
                 for attack in range(3):
-                    z = rng.normal()
-                    value = effect + se * z
+                    true = lone if (lone is not None and risk == RISKS_ORDER[0] and attack == 0) else effect
+                    value = true + se * rng.normal()
                     rows.append(row(f"a{attack}", value, 0.0, se, p=float(norm.sf(value / se)), risk=risk,
                                     generator=f"r{audit}"))
         return risk_table(pd.DataFrame(rows))
 
-    at = audits(0.09)
-    below = (at["level"] == LEVELS["below"]).mean()
-    assert below <= RISK_ALPHA / 3 + 3 * np.sqrt(RISK_ALPHA / 3 / 1600)
-    answers = at.groupby("generator").apply(lambda t: release_answer(dict(zip(t["risk"], t["level"]))),
-                                            include_groups=False)
-    assert (answers == "yes").sum() == 0
-    null = audits(0.0)
+    def yes_rate(table):
+        answers = table.groupby("generator").apply(lambda t: release_answer(dict(zip(t["risk"], t["level"]))),
+                                                   include_groups=False)
+        return float((answers == "yes").mean())
+
+    # one attack at the threshold, the rest of the audit clearly below it (true effect -0.2)
+    lone = audits(-0.2, 2000, lone=0.09)
+    assert (lone[lone["risk"] != RISKS_ORDER[0]]["level"] == LEVELS["below"]).all()
+    rate, tolerance = yes_rate(lone), 3 * np.sqrt(UPPER_ALPHA * (1 - UPPER_ALPHA) / 2000)
+    assert UPPER_ALPHA - tolerance <= rate <= UPPER_ALPHA + tolerance
+    at = audits(0.09, 400)
+    assert (at["level"] == LEVELS["below"]).mean() <= UPPER_ALPHA ** 3 + 3 * np.sqrt(UPPER_ALPHA ** 3 / 1600)
+    assert yes_rate(at) == 0
+    null = audits(0.0, 400)
     assert (null["level"] == LEVELS["at_risk"]).sum() == 0
     any_beats = null.groupby("generator")["beats"].any().mean()
     assert any_beats <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 400)
@@ -258,7 +269,8 @@ def test_an_asymmetric_interval_keeps_its_shape_at_the_simultaneous_level():
     # value than above: the simultaneous lower bound is rescaled from the lower side alone.
     skewed = dict(row("score", 0.30, 0.0, 0.0, p=1e-6), ci_low=0.30 - 0.25, ci_high=0.30 + 0.05)
     decided = decisions(pd.DataFrame([skewed, row("other", 0.1, 0.0, 0.05, p=0.2)])).set_index("attack")
-    z_low, z_high = norm.ppf(1 - LOWER_ALPHA / 2), norm.ppf(1 - RISK_ALPHA / 4)  # two attacks in the family
+    # two attacks in the family: the lower bound is simultaneous over both, the upper one per attack
+    z_low, z_high = norm.ppf(1 - LOWER_ALPHA / 2), norm.ppf(1 - UPPER_ALPHA)
     assert decided.loc["score", "effect_low"] == pytest.approx(0.30 - z_low * 0.25 / 1.959964, rel=1e-5)
     assert decided.loc["score", "effect_high"] == pytest.approx(0.30 + z_high * 0.05 / 1.959964, rel=1e-5)
     # alone, its lower bound (-0.09) is below the threshold 0.09: inconclusive; a symmetric interval
@@ -271,7 +283,7 @@ def test_an_asymmetric_interval_keeps_its_shape_at_the_simultaneous_level():
 def test_what_decides_an_inconclusive_risk_is_what_its_slowest_attack_needs():
     """The attack shown (largest upper bound) is not always the one that needs the most records: an
     estimate close under the threshold needs more than a wide interval around 0."""
-    close, wide = row("close", 0.085, 0.0, 0.0044, p=1e-6), row("wide", 0.0, 0.0, 0.04, p=0.5)
+    close, wide = row("close", 0.085, 0.0, 0.0044, p=1e-6), row("wide", 0.0, 0.0, 0.06, p=0.5)
     table = risk_table(pd.DataFrame([close, wide])).iloc[0]
     assert table["level"] == LEVELS["inconclusive"] and table["attack"] == "wide"
     decided = decisions(pd.DataFrame([close, wide])).set_index("attack")
