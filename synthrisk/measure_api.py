@@ -73,8 +73,8 @@ class Measurement:
         The level (`synthrisk.measures.policy.LEVELS`): "at risk", "below the threshold" or
         "inconclusive"; None for utility, or when no attack gave a number.
     verdict : str or None
-        The verdict as one sentence: the level, the attack shown, its effect and simultaneous
-        interval against the policy threshold, how many attacks beat their reference (as
+        The verdict as one sentence: the level, the attack shown, its effect and its bounds
+        against the policy threshold, how many attacks beat their reference (as
         `Audit.risks` has `level` and `verdict`).
     records : DataFrame
         The per-record table (row ids, never real values: members are numbered from 0 in the order
@@ -85,6 +85,11 @@ class Measurement:
     evidence : DataFrame
         Every attack of the measure against its reference (`synthrisk.measures.EVIDENCE_COLUMNS`),
         the rows the verdict is read from; empty for utility.
+    outcomes : DataFrame
+        What each attack did to each attacked member (`synthrisk.measures.base.OUTCOME_COLUMNS`, with
+        the run's `unit`): whether it got them right (`hit`), and for an attack that names members
+        with a controlled error rate, whether it names them, by which test, with score and p-value.
+        Empty for a measure that attacks nobody.
     details : dict
         The run's summary (the keys its measure documents, with `seed`, `status` and `error`); for a
         measure with units, one summary per unit (`{"cart-income": {...}, ...}`).
@@ -109,6 +114,7 @@ class Measurement:
     records: pd.DataFrame = field(repr=False)
     evidence: pd.DataFrame = field(repr=False)
     details: dict = field(repr=False)
+    outcomes: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     notes: list = field(default_factory=list, repr=False)
     schema: DatasetSchema | None = field(default=None, repr=False)
 
@@ -267,13 +273,13 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
         found = audit_run.summarise(runs, measures, policy)
     evidence, risks = found.evidence, found.risks
     records, details = _records_and_details(runs, chosen)
-    return _measurement(chosen, evidence, risks, records, details, data)
+    return _measurement(chosen, evidence, risks, records, details, data, found.outcomes.drop(columns="measure"))
 
 
 def _measurement(chosen: Measure, evidence: pd.DataFrame, risks: pd.DataFrame, records: pd.DataFrame, details: dict,
-                 data) -> Measurement:
+                 data, outcomes: pd.DataFrame) -> Measurement:
     common = {"measure": chosen.name, "risk": chosen.risk, "records": records, "details": details,
-              "notes": list(data.notes), "schema": data.schema}
+              "notes": list(data.notes), "schema": data.schema, "outcomes": outcomes}
     if chosen.risk is None:
         quality = details.get("quality") if isinstance(details, dict) else None
         return Measurement(**common, attack=None, metric="SDMetrics quality" if chosen.name == "utility" else None,

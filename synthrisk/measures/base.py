@@ -6,7 +6,9 @@ A measure is one module holding one subclass of `Measure`, registered with `@reg
 - `units()`: the jobs of one synthetic dataset ([] = one job; RAPID has one per attacker x
   sensitive attribute);
 - `run()`: typed frames in (`MeasureInput`), `MeasureResult` out: the JSON summary (its keys are
-  documented by the measure) and a per-record table with row ids, never real values;
+  documented by the measure), a per-record table with row ids, never real values, and for an
+  attack on members what it did to each (`OUTCOME_COLUMNS`: got them right, named them), which the
+  audit reads to name people and rank the subgroups that carry a risk;
 - `tabulate()`: the run summaries into the measure's tables, in memory; `draw()`: its figures
   (the workflow writes both: `synthrisk.study.workflow.write_summary`; the audit keeps them in
   memory);
@@ -18,23 +20,14 @@ A measure is one module holding one subclass of `Measure`, registered with `@reg
   Both read the measure's tables: a mapping of name to frame (`tabulate`'s output in the audit,
   the workflow's table folder, `synthrisk.io.TableFolder`, in the report).
 
-What the steward's audit (`synthrisk.release_audit`) says about a risk measure's strongest attack
-is asked of the measure too, so that the audit has no switch on measure names. Each hook gets the
-verdict row of `synthrisk.measures.verdict.risk_table` (a dict: `attack`, `metric`, `value`,
-`reference`, `ci_low`, `ci_high`, `tpr_at_1e-02`, ...) whose strongest attack is the measure's:
-- `explain(row)`: the one sentence on what the attack's number says, for a non-specialist
+What the steward's audit (`synthrisk.release_audit`) says about a measure in words, and how it
+spends the policy's naming rate, is asked of the measure, so that the audit has no switch on
+measure names:
+- `explain(row)`: the one sentence on what the number of the verdict row of
+  `synthrisk.measures.verdict.risk_table` (a dict: `attack`, `metric`, `value`, `reference`,
+  `ci_low`, `ci_high`, ...) whose strongest attack is the measure's says, for a non-specialist
   (default: the attack, its metric, value and reference; `synthrisk.measures.wording` formats
   shares, AUCs and intervals as every other sentence does);
-- `exposed_members(row, records)`: from the attack's per-record table (the run of the row's `unit`),
-  the (row_id, flag) table of the attacked members, flag = the attack got the member right; the
-  audit's most exposed subgroups are read from it (default None: no subgroups, as for a table that
-  is not per member);
-- `got_right(row, records)`: the row ids of the attacked members the attack got right (default:
-  the flagged members of `exposed_members`; singling out: the members its queries isolate); the
-  audit names those of them the per-person membership evidence names (`release_audit.named`);
-- `identified_members(row, records)`: the members the attack names with a controlled
-  false-discovery rate (its evidence row's `n_identified`), each with its training-file row, score
-  and p-value, for the page and the JSON (default: nobody);
 - `names_members(generator)`: whether the measure names members at its Settings' `fdr` (with the
   generator in hand or not: `GeneratorInHand` or None); the audit gives each the policy's naming
   rate, and hears one that refits the generator only once the exposure evidence has named someone;
@@ -54,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 import pandas as pd
 
 from ..data.schema import DatasetSchema
@@ -94,6 +88,31 @@ EVIDENCE_COLUMNS = ["dataset", "generator", "risk", "measure", "attack", "metric
                     "p_value", "effect_scale", "n_identified", "named_by", "unit", "reads_holdout"]
 
 
+#: What one run's attacks did to each attacked member (`MeasureResult.outcomes`), so that the audit
+#: reads people as data: the attack (as its evidence row names it), the member's row id, whether the
+#: attack got the member right (`hit`: flagged, isolated, linked, secret guessed), and for an attack
+#: that names members itself with a controlled error rate, whether it names this one (`named`), by
+#: which test (`named_by`: the attack, or a test beside it), with the score and p-value it was named
+#: on. An attack whose records are not per attacked member (singling out's queries) lists its hits only.
+OUTCOME_COLUMNS = ["attack", "row_id", "hit", "named", "named_by", "score", "p_value"]
+OUTCOME_TYPES = ["object", "int64", "bool", "bool", "object", "float64", "float64"]
+
+
+def member_outcomes(attack: str, row_ids, hit, named=False, named_by="", score=float("nan"),
+                    p_value=float("nan")) -> pd.DataFrame:
+    """OUTCOME_COLUMNS for one attack's members (`row_ids`, each column an array or one value)."""
+    row_ids = np.asarray(row_ids, dtype="int64")
+    return pd.DataFrame({"attack": attack, "row_id": row_ids,
+                         "hit": np.broadcast_to(np.asarray(hit, dtype=bool), row_ids.shape),
+                         "named": np.broadcast_to(np.asarray(named, dtype=bool), row_ids.shape),
+                         "named_by": named_by, "score": score, "p_value": p_value},
+                        index=pd.RangeIndex(len(row_ids)))[OUTCOME_COLUMNS]
+
+
+def no_outcomes() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in zip(OUTCOME_COLUMNS, OUTCOME_TYPES)})
+
+
 class NotApplicable(Exception):
     """Raised by `Measure.run` when the measure does not apply to this input (no holdout, too few
     quasi-identifiers, ...): the run is recorded as `skipped` with the message as its reason."""
@@ -132,6 +151,8 @@ class MeasureInput:
 class MeasureResult:
     summary: dict
     records: pd.DataFrame
+    #: OUTCOME_COLUMNS, from every attack of the run on members (none for a measure that attacks nobody)
+    outcomes: pd.DataFrame = field(default_factory=no_outcomes)
 
 
 @dataclass(frozen=True)
@@ -250,25 +271,6 @@ class Measure:
         from .wording import generic
 
         return generic(row)
-
-    def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
-        """(row_id, flag) of the attacked members in the attack's per-record table `records` (the
-        run of the row's `unit`, not empty): flag = the attack got the member right. None when the
-        records are not per member (the audit then shows no subgroups)."""
-        return None
-
-    def got_right(self, row: dict, records: pd.DataFrame) -> pd.Series | None:
-        """The row ids of the attacked members the attack of the verdict row got right, from its
-        per-record table (default: the flagged members of `exposed_members`; None when the records
-        say nothing per member)."""
-        flags = self.exposed_members(row, records)
-        return None if flags is None else flags.loc[flags["flag"].astype(bool), "row_id"]
-
-    def identified_members(self, row: dict, records: pd.DataFrame) -> list[dict]:
-        """The members the attack of the verdict row names (its evidence row's `n_identified`), from its
-        per-record table: one entry per member with `row_id` (the row of the training file), `attack`,
-        `score` and `p_value`. Empty for a measure that names nobody."""
-        return []
 
     def names_members(self, generator: GeneratorInHand | None) -> bool:
         """Whether the measure names members with a controlled false-discovery rate (its Settings'

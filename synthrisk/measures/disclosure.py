@@ -44,7 +44,7 @@ from ..errors import SynthriskError
 from ..settings import setting
 from ..stats.proportions import MEMBER_EXCESS_TEST, member_excess_test
 from . import tabulate
-from .base import Measure, MeasureResult, NotApplicable
+from .base import Measure, MeasureResult, NotApplicable, member_outcomes
 from .registry import register_measure
 from .wording import interval, pct
 
@@ -102,7 +102,7 @@ class _Synthpop(Measure):
         members, holdout, synthetic = frames["members"], frames["holdout"], frames["synthetic"]
         real = pd.concat([members, holdout], ignore_index=True)
         is_member = np.arange(len(real)) < len(members)
-        attacks, records = [], []
+        attacks, records, outcomes = [], [], []
         for target in targets:
             # a target that is also a key (settings that name it in both) is read on the other keys
             mine = [k for k in keys if k != target]
@@ -122,7 +122,9 @@ class _Synthpop(Measure):
                             "holdout_rate": holdout_hits / len(holdout), **test})
             records.append(pd.DataFrame({ROW_ID: real[ROW_ID].to_numpy(), "member": is_member,
                                          "target": target or "", "flagged": flags}))
-        return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)])
+            outcomes.append(member_outcomes(self.label(target), real[ROW_ID].to_numpy()[is_member], flags[is_member]))
+        return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)],
+                             pd.concat(outcomes, ignore_index=True))
 
     def label(self, target: str | None) -> str:
         raise NotImplementedError
@@ -170,12 +172,6 @@ class _Synthpop(Measure):
                              f"{self.name}_member_excess": grouped["member_excess_mean"].max()}).reset_index()
 
     # --- the steward's audit -----------------------------------------------------------------------
-    def exposed_members(self, row, records):
-        """The members flagged on the row's target (`... -> {target}`)."""
-        if "->" in row["attack"]:
-            records = records[records["target"] == row["attack"].split("->", 1)[1].strip()]
-        part = records[records["member"].astype(bool)]
-        return pd.DataFrame({ROW_ID: part[ROW_ID], "flag": part["flagged"].astype(bool)})
 
     def reported(self, summaries):
         """synthpop's numbers on the training records (as synthpop prints them) and on the holdout, the

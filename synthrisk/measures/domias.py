@@ -21,6 +21,9 @@ from .mia import flagged_members
 from .registry import register_measure
 from .wording import membership_auc
 
+#: the attack, as its evidence row and outcomes name it
+ATTACK = "DOMIAS"
+
 
 def _beats(summary: dict, alpha: float) -> bool:
     """AUC above 0.5 or TPR at FPR 1e-2 above chance, Holm over the two tests (as for `mia`)."""
@@ -64,7 +67,8 @@ class Domias(Measure):
         summary["auc_test"] = auc_against_chance(summary["auc"], summary["n_members"], summary["n_non_members"])
         summary["tpr_test"] = {"fpr": 1e-2, "p_value": tpr_against_chance(
             summary["tpr_at_fpr"].get("1e-02"), 1e-2, summary["n_members"], summary["n_non_members"])}
-        return MeasureResult(summary, result.records)
+        # the members its density-ratio score flags at FPR 1e-2
+        return MeasureResult(summary, result.records, flagged_members(result.records, "score", ATTACK))
 
     def log_line(self, result) -> str:
         return f"DOMIAS AUC {result.summary['auc']:.4f}, p = {result.summary['auc_test']['p_value']:.3g}"
@@ -91,7 +95,7 @@ class Domias(Measure):
         if "auc_mean" not in table:
             return None
         return tabulate.evidence_rows(
-            table, self.risk, self.name, "DOMIAS", "AUC", "auc_mean", 0.5,
+            table, self.risk, self.name, ATTACK, "AUC", "auc_mean", 0.5,
             "reference: AUC 0.5 and TPR = FPR at 1e-2 (Mann-Whitney and beta-binomial tests, Holm); interval: "
             "Hanley-McNeil, widest over seeds",
             tpr_2="tpr_at_1e-02_mean", tpr_3="tpr_at_1e-03_mean", effect_scale=2.0)
@@ -99,7 +103,3 @@ class Domias(Measure):
     # --- the steward's audit ---------------------------------------------------------------------
     def explain(self, row: dict) -> str:
         return membership_auc(row)
-
-    def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
-        """The members DOMIAS's density-ratio score flags at FPR 1e-2."""
-        return flagged_members(records, "score")

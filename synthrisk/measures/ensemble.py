@@ -21,7 +21,7 @@ import numpy as np
 from ..mia.ensemble import MODES
 from ..settings import same_as, setting
 from .base import MeasureResult, NotApplicable
-from .exposure import Exposure
+from .exposure import Exposure, named_outcomes
 from .registry import register_measure
 from .wording import interval, pct
 
@@ -73,8 +73,8 @@ class Ensemble(Exposure):
                    "auc_ci_high": judged.ci_high, "n_members": int(is_member.sum()),
                    "n_calibration": int((~is_member).sum()), "fdr": settings.fdr,
                    "n_identified": int(judged.named.sum()), "min_named": judged.min_named, **facts}
-        return MeasureResult(summary, member_records(ids[0], ids[1], np.r_[scores[is_member], scores[~is_member]],
-                                                     judged))
+        records = member_records(ids[0], ids[1], np.r_[scores[is_member], scores[~is_member]], judged)
+        return MeasureResult(summary, records, named_outcomes(records, self.attack))
 
     def log_line(self, result) -> str:
         s = result.summary

@@ -12,18 +12,37 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from ..mia.rare_copies import RARE_SHARE
 from ..settings import setting
 from . import tabulate
-from .base import Measure, MeasureResult, NotApplicable
+from .base import Measure, MeasureResult, NotApplicable, member_outcomes
 from .registry import register_measure
 from .wording import interval, pct
 
 ATTACK = "exposure (release over population closeness)"
 #: the attack a member named by the rare-copies test is listed under
 RARE_ATTACK = "rare copies (exact count test of the rarest records)"
+
+
+def named_outcomes(records: pd.DataFrame, attack: str) -> pd.DataFrame:
+    """The members' outcomes (OUTCOME_COLUMNS) of an attack that names members itself, from its
+    per-record table (`member`, `score`, `p_value`, `identified`, and `rare_named` / `rare_copy_p` when
+    the rare-copies test ran): a hit is a member named, listed under `attack` with its conformal
+    p-value, or under the rare-copies test with that test's p-value when it named them (and
+    Benjamini-Hochberg did not)."""
+    members = records[records["member"] == 1]
+    named = members["identified"].astype(bool).to_numpy()
+    by_count = (members["rare_named"].fillna(False).astype(bool).to_numpy() if "rare_named" in members
+                else np.zeros(len(members), dtype=bool))
+    p_value = members["p_value"].to_numpy(float)
+    if "rare_copy_p" in members:
+        p_value = np.where(by_count, members["rare_copy_p"].to_numpy(float), p_value)
+    return member_outcomes(attack, members["row_id"], named, named=named,
+                           named_by=np.where(by_count, RARE_ATTACK, attack), score=members["score"].to_numpy(float),
+                           p_value=p_value)
 
 
 @register_measure
@@ -61,7 +80,7 @@ class Exposure(Measure):
         aux = data.aux if data.aux is not None and len(data.aux) else None
         result = exposure(data.members, data.synthetic, data.holdout, schema=data.schema, aux=aux, fdr=settings.fdr,
                           rare_level=settings.rare_level)
-        return MeasureResult(result.to_json(), result.records)
+        return MeasureResult(result.to_json(), result.records, named_outcomes(result.records, self.attack))
 
     def log_line(self, result) -> str:
         s = result.summary
@@ -98,21 +117,6 @@ class Exposure(Measure):
                 f"do: training records score higher than records the generator never saw with AUC "
                 f"{float(row['value']):.3f}{interval(row)} (0.5 when the release did not learn who was in the "
                 f"training data); {pct(max(2 * (float(row['value']) - 0.5), 0.0))} advantage over a coin toss.")
-
-    def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
-        members = records[records["member"] == 1]
-        return pd.DataFrame({"row_id": members["row_id"], "flag": members["identified"].astype(bool)})
-
-    def identified_members(self, row: dict, records: pd.DataFrame) -> list[dict]:
-        """The named members; those the rare-copies test named (and Benjamini-Hochberg did not) listed
-        under it, with its p-value."""
-        named = records[(records["member"] == 1) & records["identified"].astype(bool)]
-        named = named.sort_values(["p_value", "score", "row_id"], ascending=[True, False, True])
-        by_count = (named["rare_named"].fillna(False).astype(bool) if "rare_named" in named
-                    else pd.Series(False, index=named.index))
-        return [{"row_id": int(r.row_id), "attack": RARE_ATTACK if count else self.attack, "score": float(r.score),
-                 "p_value": float(r.rare_copy_p if count else r.p_value)}
-                for r, count in zip(named.itertuples(), by_count)]
 
     def names_members(self, generator) -> bool:
         return True

@@ -43,23 +43,19 @@ class Inference(_control.ControlSetMeasure):
         from ..anonymity import inference
 
         members, control = _control.members_and_control(data)
-        attacks, records = [], []
+        attacks, records, outcomes = [], [], []
         for secret in settings.secrets or data.schema.sensitive:
             result = _control.run_or_skip(inference, members, data.synthetic, control, schema=data.schema, secret=secret,
                                           n_attacks=settings.n_attacks, seed=data.seed, tolerance=settings.tolerance,
                                           confidence=settings.confidence)
-            attacks.append({**result.to_json(), "label": f"nearest synthetic record -> {secret}"})
+            label = f"nearest synthetic record -> {secret}"
+            attacks.append({**result.to_json(), "label": label})
             records.append(result.records.assign(secret=secret))
-        return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)])
+            outcomes.append(_control.member_hits(result.records, "correct", label))
+        return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)],
+                             pd.concat(outcomes, ignore_index=True))
 
     # --- the steward's audit ---------------------------------------------------------------------
 
     def explain(self, row: dict) -> str:
         return control_corrected(row, "guesses a training record's sensitive value from its nearest synthetic record")
-
-    def exposed_members(self, row, records):
-        """The members whose secret the attack guessed, on the secret of the row's attack
-        (`nearest synthetic record -> {secret}`)."""
-        if "->" in row["attack"]:
-            records = records[records["secret"] == row["attack"].split("->", 1)[1].strip()]
-        return _control.member_flags(records, "correct")

@@ -47,13 +47,10 @@ class Linkability(_control.ControlSetMeasure):
                                       n_attacks=settings.n_attacks, n_neighbors=settings.n_neighbors,
                                       seed=data.seed, confidence=settings.confidence)
         label = f"linkability ({settings.n_neighbors} neighbour{'s' if settings.n_neighbors > 1 else ''})"
-        return MeasureResult({"attacks": [{**result.to_json(), "label": label}]}, result.records)
+        return MeasureResult({"attacks": [{**result.to_json(), "label": label}]}, result.records,
+                             _control.member_hits(result.records, "linked", label))
 
     # --- the steward's audit ---------------------------------------------------------------------
 
     def explain(self, row: dict) -> str:
         return control_corrected(row, "links the two halves of a training record's columns through the release")
-
-    def exposed_members(self, row, records):
-        """The members whose two halves the attack linked."""
-        return _control.member_flags(records, "linked")

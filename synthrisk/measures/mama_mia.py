@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..settings import same_as, setting
 from .base import MeasureResult, NotApplicable
-from .exposure import Exposure
+from .exposure import Exposure, named_outcomes
 from .registry import register_measure
 from .wording import interval, pct
 
@@ -72,7 +72,8 @@ class MamaMia(Exposure):
                    "threshold_share": mama_mia.threshold_share(generator.epsilon),
                    "focal_points": [{"pair": list(pair), "weight": w, "kept": pair in focal}
                                     for pair, w in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))]}
-        return MeasureResult(summary, member_records(ids[0], ids[1], scores, judged))
+        records = member_records(ids[0], ids[1], scores, judged)
+        return MeasureResult(summary, records, named_outcomes(records, self.attack))
 
     def log_line(self, result) -> str:
         s = result.summary

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..data.split import ROW_ID
 from ..mia.settings import MiaSettings
-from .base import Figure, Measure, MeasureResult, NotApplicable
+from .base import Figure, Measure, MeasureResult, NotApplicable, member_outcomes, no_outcomes
 from .registry import register_measure
 from .wording import membership_auc
 
@@ -26,21 +26,31 @@ AUC_ATTACKS = {"kde_true": "KDE (true distribution)", "kde_realistic": "KDE (rea
 ORACLE_ATTACKS = {"kde_true"}
 
 
-#: the per-record score of each label-free membership attack, as `exposed_members` reads it
-#: ("distance": closer to the release is more likely a member)
+#: the per-record score of each label-free membership attack, as its outcomes read it ("distance":
+#: closer to the release is more likely a member); never the true-distribution KDE score, which
+#: reads the member and holdout labels that no attacker has
 MEMBER_SCORES = {"method1": "distance", "kde_realistic": "p_member_realistic"}
 
 
-def flagged_members(records: pd.DataFrame, score: str, fpr: float = 1e-2) -> pd.DataFrame | None:
-    """(row_id, flag) of the members of a membership attack's per-record table (`member` 1/0 and
-    the attack's `score`, higher = more likely a member): flagged when scored above all but `fpr`
-    of the non-members (the attack's TPR at that FPR). None without non-members."""
+def flagged_members(records: pd.DataFrame, score: str, attack: str, fpr: float = 1e-2) -> pd.DataFrame:
+    """The outcomes (OUTCOME_COLUMNS) of a membership attack's members, from its per-record table
+    (`member` 1/0 and the attack's `score`, higher = more likely a member): a hit when scored above
+    all but `fpr` of the non-members (the attack's TPR at that FPR); none without non-members."""
     members = records[records["member"] == 1]
     non_members = records.loc[records["member"] == 0, score].to_numpy(float)
     if not len(non_members):
-        return None
+        return no_outcomes()
     cut = np.quantile(non_members, 1 - fpr)
-    return pd.DataFrame({ROW_ID: members[ROW_ID], "flag": members[score].to_numpy(float) > cut})
+    return member_outcomes(attack, members[ROW_ID], members[score].to_numpy(float) > cut)
+
+
+def attack_outcomes(records: pd.DataFrame) -> pd.DataFrame:
+    """The outcomes of each label-free attack (`MEMBER_SCORES`) on the members of the per-record
+    table, each flagging by its own score at FPR 1e-2."""
+    found = [flagged_members(records.assign(**{score: -records[score] if score == "distance" else records[score]}),
+                             score, attack)
+             for attack, score in MEMBER_SCORES.items() if score in records]
+    return pd.concat(found, ignore_index=True) if found else no_outcomes()
 
 
 @register_measure
@@ -75,7 +85,7 @@ class Mia(Measure):
         print(f"attack set: {s['n_attack']} records, member share {s['member_share']:.4f} "
               f"(target {s['member_share_target']}, {s['member_share_rule']}); "
               f"aux members {s['n_aux_members']} (disjoint from the scored members)")
-        return MeasureResult({**result.to_json(), "roc": result.roc()}, result.records)
+        return MeasureResult({**result.to_json(), "roc": result.roc()}, result.records, attack_outcomes(result.records))
 
     def log_line(self, result) -> str:
         return f"AUC {result.summary['auc']:.4f}"
@@ -123,15 +133,3 @@ class Mia(Measure):
     # --- the steward's audit ---------------------------------------------------------------------
     def explain(self, row: dict) -> str:
         return membership_auc(row)
-
-    def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
-        """The members that the verdict's own attack (`row["attack"]`) flags at FPR 1e-2, by its own
-        score: Method 1 by closeness to the release (minus the distance), the realistic KDE attack
-        by its membership probability. Never the true-distribution KDE score: that oracle reads the
-        member and holdout labels, which no attacker has. None for an attack without a per-record
-        score."""
-        score = MEMBER_SCORES.get(row.get("attack"))
-        if score is None or score not in records:
-            return None
-        signed = records.assign(**{score: records[score] * (-1.0 if score == "distance" else 1.0)})
-        return flagged_members(signed, score)

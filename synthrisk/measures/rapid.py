@@ -20,7 +20,7 @@ import pandas as pd
 from ..data.split import ROW_ID
 from ..errors import ConfigError
 from ..rapid.settings import RapidSettings
-from .base import Figure, Measure, MeasureResult
+from .base import Figure, Measure, MeasureResult, member_outcomes
 from .registry import register_measure
 from .wording import interval, pct
 
@@ -31,6 +31,11 @@ def unit_name(attacker: str, sensitive: str) -> str:
     """The unit (job) of one attacker x sensitive attribute: attacker names never contain '-', so
     the first '-' splits them (`Rapid.unit_key`)."""
     return f"{attacker}-{sensitive}"
+
+
+def attack_name(attacker: str, sensitive: str) -> str:
+    """The attack of one attacker x sensitive attribute, as its evidence row and outcomes name it."""
+    return f"{attacker} -> {sensitive}"
 
 #: the metric of an evidence row read as the member excess (members against the holdout)
 MEMBER_EXCESS = "RAPID member excess"
@@ -80,8 +85,11 @@ class Rapid(Measure):
                        error=settings.error, n_trees=settings.n_trees, n_permutations=settings.permutations,
                        seed=data.seed, n_jobs=self.threads, null_refits=settings.null_refits,
                        max_train=settings.max_train, max_records=settings.max_records, holdout=holdout)
+        # the members the attacker infers confidently and correctly
+        outcomes = member_outcomes(attack_name(key["attacker"], key["sensitive"]), result.records[ROW_ID],
+                                   result.records["at_risk"])
         return MeasureResult({**result.to_json(), "attribution": result.attribution.to_dict("records")},
-                             result.records)
+                             result.records, outcomes)
 
     def log_line(self, result) -> str:
         s = result.summary
@@ -167,7 +175,7 @@ class Rapid(Measure):
                           "anyone of the population) as well as member-specific inference")
         return pd.DataFrame({
             "dataset": table["dataset"], "generator": table["generator"], "risk": self.risk,
-            "measure": self.name, "attack": table["attacker"] + " -> " + table["sensitive"].astype(str),
+            "measure": self.name, "attack": [attack_name(a, s) for a, s in zip(table["attacker"], table["sensitive"])],
             "metric": np.where(member, MEMBER_EXCESS, "RAPID"),
             "value": np.where(member, column("member_excess_mean"), table["rapid_mean"]),
             "reference": np.where(member, 0.0, table["chance_floor_mean"]),
@@ -205,7 +213,3 @@ class Rapid(Measure):
                 f"infers its '{sensitive}' confidently and correctly for {pct(value)} of the training records"
                 f"{interval(row)}; guessing from the release's label shares does so for {pct(reference)} "
                 "(chance floor).")
-
-    def exposed_members(self, row: dict, records: pd.DataFrame) -> pd.DataFrame | None:
-        """The members the attacker infers confidently and correctly (`at_risk`)."""
-        return pd.DataFrame({ROW_ID: records[ROW_ID], "flag": records["at_risk"].astype(bool)})

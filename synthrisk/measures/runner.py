@@ -7,6 +7,7 @@ them in memory (`Outcome`). Both run their measures through here."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 import traceback
@@ -19,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from ..io import read_json, read_table, write_json, write_table
-from .base import GeneratorInHand, Measure, MeasureInput, NotApplicable
+from .base import GeneratorInHand, Measure, MeasureInput, MeasureResult, NotApplicable, no_outcomes
 
 
 def upstream_failure(status_path) -> str | None:
@@ -30,10 +31,10 @@ def upstream_failure(status_path) -> str | None:
     return f"generator {status.get('generator')} failed: {status.get('error')}"
 
 
-def empty_run(key: dict, status: str, reason: str, record_columns) -> tuple[dict, pd.DataFrame]:
-    """The summary and the (empty) per-record table of a run that failed or did not apply."""
+def empty_run(key: dict, status: str, reason: str, record_columns) -> MeasureResult:
+    """The summary, the (empty) per-record table and no outcomes of a run that failed or did not apply."""
     print(f"{status}: {reason}")
-    return {**key, "status": status, "error": reason}, pd.DataFrame({c: [] for c in record_columns})
+    return MeasureResult({**key, "status": status, "error": reason}, pd.DataFrame({c: [] for c in record_columns}))
 
 
 def generator_in_workflow(name: str, spec: dict | None) -> GeneratorInHand | None:
@@ -65,11 +66,11 @@ def load_input(paths: dict, seed: int, generator: GeneratorInHand | None = None)
 
 
 def compute_unit(measure: Measure, settings, load: Callable[[], MeasureInput], key: dict,
-                 unit: str | None) -> tuple[dict, pd.DataFrame]:
+                 unit: str | None) -> MeasureResult:
     """Run `measure` on the input `load()` gives (read inside the failure path, so unreadable input
-    fails this run only): its summary (the run's `key`, `status`, `error` and the measure's own
-    keys) and its per-record table, in memory. The workflow loads the split files; `synthrisk
-    audit` passes the frames it already holds."""
+    fails this run only): its result, in memory, the summary with the run's `key`, `status` and
+    `error` beside the measure's own keys. The workflow loads the split files; `synthrisk audit`
+    passes the frames it already holds."""
     try:
         result = measure.run(load(), settings, unit)
     except NotApplicable as exc:
@@ -80,7 +81,7 @@ def compute_unit(measure: Measure, settings, load: Callable[[], MeasureInput], k
     line = measure.log_line(result)
     if line:
         print(line)
-    return {**key, **result.summary, "status": "ok", "error": None}, result.records
+    return dataclasses.replace(result, summary={**key, **result.summary, "status": "ok", "error": None})
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ class UnitRun:
 @dataclass(frozen=True)
 class Outcome:
     """A finished run: its status (ok / skipped / failed) with the reason, its seconds, and what it
-    found: the summary (as its JSON holds it) and the per-record table."""
+    found: the summary (as its JSON holds it), the per-record table and what its attacks did to
+    each member (`OUTCOME_COLUMNS`)."""
 
     run: UnitRun
     status: str
@@ -115,6 +117,7 @@ class Outcome:
     seconds: float
     summary: dict = field(default_factory=dict, repr=False)
     records: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    outcomes: pd.DataFrame = field(default_factory=no_outcomes, repr=False)
 
     @property
     def measure_name(self) -> str:
@@ -193,12 +196,12 @@ def run_units(runs: list[UnitRun], load: Callable[[], MeasureInput], key: dict,
         announce(f"[{index}/{len(runs)}] {run.label} ...")
         start = time.perf_counter()
         with _printing_to_log(run, log_of), threadpool_limits(limits=run.measure.threads):
-            summary, records = compute_unit(run.measure, run.settings, shared_load, run.key(key), run.unit)
-            write_run(run, summary, records)
+            result = compute_unit(run.measure, run.settings, shared_load, run.key(key), run.unit)
+            write_run(run, result.summary, result.records)
         seconds = time.perf_counter() - start
-        status, reason = summary["status"], summary.get("error")
+        status, reason = result.summary["status"], result.summary.get("error")
         announce(f"[{index}/{len(runs)}] {run.label}: {status}{f' ({reason})' if reason else ''}, {seconds:.1f} s")
-        outcomes.append(Outcome(run, status, reason, seconds, summary, records))
+        outcomes.append(Outcome(run, status, reason, seconds, result.summary, result.records, result.outcomes))
     return outcomes
 
 
@@ -215,8 +218,8 @@ def run_synthetic_dataset(runs: list[UnitRun], paths: dict, key: dict, log_of=No
         outcomes = []
         for run in runs:
             with _printing_to_log(run, log_of):
-                summary, records = empty_run(run.key(key), "failed", failure, run.measure.record_columns)
-                write_run(run, summary, records)
-            outcomes.append(Outcome(run, "failed", failure, 0.0, summary, records))
+                result = empty_run(run.key(key), "failed", failure, run.measure.record_columns)
+                write_run(run, result.summary, result.records)
+            outcomes.append(Outcome(run, "failed", failure, 0.0, result.summary, result.records))
         return outcomes
     return run_units(runs, lambda: load_input(paths, key["seed"], generator), key, announce, log_of)

@@ -15,9 +15,17 @@ import pandas as pd
 from ..anonymity._inputs import DEFAULT_N_ATTACKS, DEFAULT_PERMUTATIONS
 from ..settings import setting
 from . import _control
-from .base import MeasureResult
+from .base import MeasureResult, member_outcomes
 from .registry import register_measure
 from .wording import control_corrected
+
+
+def isolated_members(queries: pd.DataFrame, attack: str) -> pd.DataFrame:
+    """The outcomes of a singling-out attack from its per-query table: its records are per query,
+    not per attacked member, so they list its hits only, the members its queries isolate (never a
+    control record), once each."""
+    isolated = queries[queries["member"].astype(bool) & queries["singled_out"].astype(bool)]
+    return member_outcomes(attack, isolated["row_id"].drop_duplicates(), True)
 
 
 @register_measure
@@ -44,24 +52,20 @@ class SinglingOut(_control.ControlSetMeasure):
         from ..anonymity import singling_out
 
         members, control = _control.members_and_control(data)
-        attacks, records = [], []
+        attacks, records, outcomes = [], [], []
         for mode in settings.modes:
             result = _control.run_or_skip(singling_out, members, data.synthetic, control, schema=data.schema,
                                           n_attacks=settings.n_attacks, mode=mode, n_cols=settings.n_cols,
                                           seed=data.seed, confidence=settings.confidence,
                                           permutations=settings.permutations)
-            attacks.append({**result.to_json(), "label": f"singling out ({mode})"})
+            label = f"singling out ({mode})"
+            attacks.append({**result.to_json(), "label": label})
             records.append(result.records.assign(mode=mode))
-        return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)])
+            outcomes.append(isolated_members(result.records, label))
+        return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)],
+                             pd.concat(outcomes, ignore_index=True))
 
-    # --- the steward's audit (no subgroups: the per-record table is per query) --------------------
-
-    def got_right(self, row: dict, records: pd.DataFrame) -> pd.Series:
-        """The members a query of the row's mode (`singling out ({mode})`) isolates."""
-        mode = row["attack"].partition("(")[2].rstrip(")")
-        isolated = records[records["member"].astype(bool) & records["singled_out"].astype(bool)
-                           & (records["mode"] == mode)]
-        return isolated["row_id"].drop_duplicates()
+    # --- the steward's audit ---------------------------------------------------------------------
 
     def explain(self, row: dict) -> str:
         return control_corrected(row, "isolates a single training record with a query written from the release")

@@ -37,7 +37,6 @@ def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = N
     refitted `shadow_fits` times by the shadow-model attack (default: its settings')."""
     from ..figures import rendered
     from . import page, report
-    from .run import draw
 
     say = say or progress
     start = time.perf_counter()
@@ -48,13 +47,11 @@ def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = N
     runs = run_measures(data, measures, bar, say, generator=generator)
     say("summarising")
     found = summarise(runs, measures, policy)
-    tables = {**found.tables, INPUT_TABLE: input_table(data)}
+    found = found._replace(tables={**found.tables, INPUT_TABLE: input_table(data)})
     with rendered() as figures:
-        draw(runs, measures, tables, Path("figures"))
-        page.draw_evidence(found.evidence, Path("figures"))
-    result = report.build(data, runs, measures, found._replace(tables=tables), time.perf_counter() - start, policy,
-                          generator)
-    return Audit.of(result, evidence=found.evidence, policy=policy, tables=tables, schema=data.schema,
+        page.draw(runs, measures, found, Path("figures"))
+    result = report.build(data, runs, measures, found, time.perf_counter() - start, policy, generator)
+    return Audit.of(result, evidence=found.evidence, policy=policy, tables=found.tables, schema=data.schema,
                     html=page.render(result, figures))
 
 

@@ -6,7 +6,7 @@ attack of a risk, or the closest one when none beats its reference): what the at
 is the measure's own sentence (`Measure.explain`), whether it beats its reference and matters under
 the policy is said here for every measure alike. The subgroups are those of RAPID's
 attribution (`synthrisk.data.subgroups.attribute_risk`) on the members the strongest attack got
-right, which the measure reads from its own per-record table (`Measure.exposed_members`)."""
+right, read from its outcomes (`synthrisk.measures.base.OUTCOME_COLUMNS`)."""
 
 from __future__ import annotations
 
@@ -59,17 +59,18 @@ def meaning(row: dict, measure: Measure) -> str:
     return f"{measure.explain(row)} {tail}"
 
 
-def subgroups(row: dict, measure: Measure, records: pd.DataFrame, members: pd.DataFrame, schema) -> list[dict]:
+def subgroups(outcomes: pd.DataFrame, members: pd.DataFrame, schema) -> list[dict]:
     """The members' subgroups (a quasi-identifier's level or quintile) with the highest share that the
-    strongest attack (of `measure`, its per-record table `records`) gets right, with their size and
-    the share over all attacked members."""
-    flags = None if records.empty else measure.exposed_members(row, records)
-    if flags is None or flags.empty or not flags["flag"].any():
+    strongest attack gets right (its `outcomes`: the attacked members and its hits), with their size
+    and the share over all attacked members. None when it got every attacked member right, or lists
+    only its hits (singling out's queries): no subgroup then stands out."""
+    hits = outcomes["hit"].to_numpy(bool)
+    if not hits.any() or hits.all():
         return []
-    attacked = members.set_index(ROW_ID).loc[flags[ROW_ID].to_numpy()].reset_index()
-    groups = attribute_risk(attacked, flags["flag"].to_numpy(), schema, min_group=MIN_SUBGROUP)
+    attacked = members.set_index(ROW_ID).loc[outcomes[ROW_ID].to_numpy()].reset_index()
+    groups = attribute_risk(attacked, hits, schema, min_group=MIN_SUBGROUP)
     groups = groups[(groups["group"] != OTHER) & (groups["n"] >= MIN_SUBGROUP)]
-    overall = float(flags["flag"].mean())
+    overall = float(hits.mean())
     # Only groups more exposed than the attacked members as a whole: when every group sits at the
     # overall share (an identity release exposes everyone), no subgroup stands out.
     groups = groups[groups["rapid"] > overall + 1e-12]

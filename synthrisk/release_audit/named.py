@@ -34,23 +34,31 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..measures.base import OUTCOME_COLUMNS
 from ..measures.runner import Outcome
 
 #: the per-person columns of a named member (the naming attack's score and p-value)
 PERSON = ["row_id", "score", "p_value", "named_by"]
+#: every run's outcomes in one frame: its measure and unit ("" for a measure without units) beside them
+OUTCOMES = ["measure", "unit", *OUTCOME_COLUMNS]
 
 
-def run_of(row: dict, runs: list[Outcome]) -> Outcome | None:
-    """The run whose records hold the attack of a verdict or evidence row (its `unit`: RAPID's
-    attacker x sensitive unit; empty for a measure without units)."""
+def all_outcomes(runs: list[Outcome]) -> pd.DataFrame:
+    """What every attack of every finished run did to each member (OUTCOMES), in one frame."""
+    frames = [r.outcomes.assign(measure=r.measure_name, unit=r.unit or "") for r in runs
+              if r.status == "ok" and len(r.outcomes)]
+    if not frames:
+        return pd.DataFrame(columns=OUTCOMES)
+    return pd.concat(frames, ignore_index=True)[OUTCOMES]
+
+
+def outcomes_of(row: dict, outcomes: pd.DataFrame) -> pd.DataFrame:
+    """The outcomes of the attack of a verdict or evidence row: its measure, its `unit` (RAPID's
+    attacker x sensitive unit; empty for a measure without units) and its attack."""
     unit = row.get("unit")
-    unit = unit if isinstance(unit, str) and unit else None
-    return next((r for r in runs if r.measure_name == row["measure"] and r.unit == unit and r.status == "ok"), None)
-
-
-def records_of(row: dict, runs: list[Outcome]) -> pd.DataFrame:
-    run = run_of(row, runs)
-    return run.records if run else pd.DataFrame()
+    unit = unit if isinstance(unit, str) and unit else ""
+    return outcomes[(outcomes["measure"] == row["measure"]) & (outcomes["unit"] == unit)
+                    & (outcomes["attack"] == row["attack"])]
 
 
 def _names_itself(row: dict) -> bool:
@@ -84,38 +92,39 @@ def gated(evidence: pd.DataFrame, measures: dict) -> pd.DataFrame:
     return evidence
 
 
-def named_people(evidence: pd.DataFrame | None, runs: list[Outcome], measures: dict) -> pd.DataFrame:
+def _named_by_itself(row: dict, outcomes: pd.DataFrame) -> pd.DataFrame:
+    """The members the row's attack names itself, the strongest evidence first."""
+    mine = outcomes_of(row, outcomes)
+    return mine[mine["named"]].sort_values(["p_value", "score", "row_id"], ascending=[True, False, True],
+                                           kind="stable")
+
+
+def named_people(evidence: pd.DataFrame | None, outcomes: pd.DataFrame) -> pd.DataFrame:
     """The members named by the attacks that name people themselves (PERSON columns; one row per
     member, the smallest p-value kept); none without `evidence`."""
-    found = []
-    for row in ([] if evidence is None else evidence.to_dict("records")):
-        if _names_itself(row):
-            measure = measures[row["measure"]][0]
-            for person in measure.identified_members(row, records_of(row, runs)):
-                found.append({"row_id": person["row_id"], "score": person["score"], "p_value": person["p_value"],
-                              "named_by": person["attack"]})
+    found = [_named_by_itself(row, outcomes)[PERSON]
+             for row in ([] if evidence is None else evidence.to_dict("records")) if _names_itself(row)]
+    found = [f for f in found if len(f)]
     if not found:
         return pd.DataFrame(columns=PERSON)
-    people = pd.DataFrame(found).sort_values(["p_value", "row_id"], kind="stable")
+    people = pd.concat(found, ignore_index=True).sort_values(["p_value", "row_id"], kind="stable")
     return people.drop_duplicates("row_id").reset_index(drop=True)
 
 
-def also_named(row: dict, measure, records: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
-    """The named `people` whom the row's attack got right (`Measure.got_right`), PERSON columns."""
-    if people.empty or records.empty:
+def also_named(row: dict, outcomes: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
+    """The named `people` whom the row's attack got right, PERSON columns."""
+    if people.empty:
         return people.iloc[:0]
-    right = measure.got_right(row, records)
-    if right is None:
-        return people.iloc[:0]
-    return people[people["row_id"].isin(set(right.astype("int64")))]
+    mine = outcomes_of(row, outcomes)
+    return people[people["row_id"].isin(set(mine.loc[mine["hit"], "row_id"].astype("int64")))]
 
 
-def with_named(evidence: pd.DataFrame, runs: list[Outcome], measures: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+def with_named(evidence: pd.DataFrame, outcomes: pd.DataFrame, measures: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(`evidence`, `gated`, where each attack of a risk that no attack of its own names people for gets
     `n_identified` = the named people it got right and `named_by` = the attack that named them, the
     named people: `named_people`)."""
     evidence = gated(evidence, measures).copy()  # `collect_evidence` gave every row `named_by` (empty)
-    people = named_people(evidence, runs, measures)
+    people = named_people(evidence, outcomes)
     if people.empty:
         return evidence, people
     naming_risks = {row["risk"] for row in evidence.to_dict("records") if _names_itself(row)}
@@ -123,19 +132,19 @@ def with_named(evidence: pd.DataFrame, runs: list[Outcome], measures: dict) -> t
     for index, row in evidence.iterrows():
         if row["risk"] in naming_risks:
             continue
-        measure = measures[row["measure"]][0]
-        found = also_named(row.to_dict(), measure, records_of(row.to_dict(), runs), people)
+        found = also_named(row.to_dict(), outcomes, people)
         if len(found):
             evidence.loc[index, ["n_identified", "named_by"]] = [len(found), named_by]
     return evidence, people
 
 
-def identified(row: dict, measure, records: pd.DataFrame, people: pd.DataFrame) -> list[dict]:
-    """The page's and the JSON's list of the members a verdict row names: the measure's own, or the
+def identified(row: dict, outcomes: pd.DataFrame, people: pd.DataFrame) -> list[dict]:
+    """The page's and the JSON's list of the members a verdict row names: the attack's own, or the
     named people its attack got right (each with the naming attack's score and p-value)."""
     if not int(row.get("n_identified") or 0):
         return []
     if not row.get("named_by"):
-        return measure.identified_members(row, records)
+        return [{"row_id": int(p.row_id), "attack": p.named_by, "score": float(p.score), "p_value": float(p.p_value)}
+                for p in _named_by_itself(row, outcomes).itertuples()]
     return [{"row_id": int(p.row_id), "attack": row["attack"], "score": float(p.score), "p_value": float(p.p_value),
-             "named_by": p.named_by} for p in also_named(row, measure, records, people).itertuples()]
+             "named_by": p.named_by} for p in also_named(row, outcomes, people).itertuples()]

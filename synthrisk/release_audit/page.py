@@ -36,10 +36,15 @@ FIGURES = [
 ]
 
 
-def draw_evidence(evidence: pd.DataFrame, figures: Path) -> None:
-    """The evidence figure (the measures draw theirs: `run.draw`)."""
-    if len(evidence):
-        plot_evidence(evidence, {RELEASE: {}}, DATASET, figures / f"risk_evidence_{DATASET}.png")
+def draw(runs: list, measures: dict, found, figures: Path) -> None:
+    """The page's figures under `figures` (`synthrisk.figures.rendered` keeps them in memory): every
+    measure's own (its `draw`, from its runs' summaries and the tables) and the evidence figure."""
+    for name, (measure, settings) in measures.items():
+        summaries = [r.summary for r in runs if r.measure_name == name]
+        if summaries:
+            measure.draw(summaries, found.tables, figures, settings)
+    if len(found.evidence):
+        plot_evidence(found.evidence, {RELEASE: {}}, DATASET, figures / f"risk_evidence_{DATASET}.png")
 
 
 def _measures_table(measures: list[dict]) -> str:

@@ -39,12 +39,14 @@ def _reasons(runs: list[Outcome], names: list[str]) -> str:
 
 
 def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data, policy: Policy | None = None,
-                 people: pd.DataFrame | None = None) -> list[dict]:
+                 outcomes: pd.DataFrame | None = None, people: pd.DataFrame | None = None) -> list[dict]:
     """One entry per risk type, measured or not (then with the reasons). `measures`: {name: (measure,
-    settings)}; the measure of a risk's strongest attack words it, finds its run and reads its records;
-    `people`: the members the per-person evidence names (`run.Summary.people`), listed under each
-    risk whose attack got them right."""
+    settings)}; the measure of a risk's strongest attack words it; `outcomes`: what every attack did
+    to each member (`run.Summary.outcomes`), from which its people and subgroups are read; `people`:
+    the members the per-person evidence names (`run.Summary.people`), listed under each risk whose
+    attack got them right."""
     population = (data.checks or {}).get("same_population") or {}
+    outcomes = named.all_outcomes(runs) if outcomes is None else outcomes
     people = pd.DataFrame(columns=named.PERSON) if people is None else people
     entries = []
     for risk, label in RISKS.items():
@@ -57,9 +59,7 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
         row = {k: _clean(v) for k, v in found.iloc[0].items()}
         measure = measures[row["measure"]][0]
         at_risk = row["level"] == LEVELS["at_risk"]
-        # Subgroups of an attack that does not beat its reference would rank noise.
-        records = (named.records_of(row, runs) if row["beats"] or row["n_identified"]
-                   else pd.DataFrame())
+        mine = named.outcomes_of(row, outcomes)
         entry = {
             "risk": risk, "label": label, "measured": True, "at_risk": at_risk, "level": row["level"],
             "verdict": row["verdict"], "meaning": explain.meaning(row, measure),
@@ -68,11 +68,13 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
                        "effect_high": row["effect_high"], "p_holm": row["p_holm"],
                        "detectable_effect": row["detectable_effect"], "decide_factor": row["decide_factor"]},
             "beats": bool(row["beats"]), "n_identified": int(row["n_identified"] or 0),
-            "identified": named.identified(row, measure, records, people),
+            "identified": named.identified(row, outcomes, people),
             "strongest_attack": {k: row[k] for k in ("attack", "measure", "metric", "value", "reference", "excess",
                                                      "ci_low", "ci_high", "tpr_at_1e-02", "tpr_at_1e-03", "detail")},
             "n_attacks": row["n_attacks"], "n_attacks_beating": row["n_attacks_beating"], "measures": names,
-            "subgroups": explain.subgroups(row, measure, records, data.members, data.schema),
+            # Subgroups of an attack that does not beat its reference would rank noise.
+            "subgroups": (explain.subgroups(mine, data.members, data.schema)
+                          if row["beats"] or row["n_identified"] else []),
             "not_run": _reasons(runs, names) if any(r.measure_name in names and r.status != "ok" for r in runs) else None,
             # What this verdict detected in the calibration study at the nearest calibrated size.
             "calibrated_power": calibrated_power.quote(risk, len(data.members), policy or Policy()),
@@ -220,7 +222,7 @@ def build(data, runs: list[Outcome], measures: dict, found, seconds: float, poli
 
     tables, evidence = found.tables, found.evidence
     files = {k: (str(v) if v else None) for k, v in data.files.items()}
-    entries = risk_entries(found.risks, runs, measures, data, policy, found.people)
+    entries = risk_entries(found.risks, runs, measures, data, policy, found.outcomes, found.people)
     return finite_or_null({
         "inputs": {**files, "schema": data.schema_path or (None if data.inferred_yaml else data.schema.origin),
                    "schema_inferred": data.inferred_yaml is not None,

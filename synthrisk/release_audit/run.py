@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from pathlib import Path
 from typing import NamedTuple
 
 import pandas as pd
@@ -102,11 +101,11 @@ def run_measures(data: AuditInput, measures: dict, bar: bool | None = None, say=
 
     from .progress_bar import FitProgress, StepProgress
 
-    plan = plan_runs(measures, data.schema)
     fits = FitProgress(say, enabled=bar)
     if generator is not None:
         generator = dataclasses.replace(generator, progress=fits)
     inputs = measure_input(data, seed, generator)
+    plan = plan_runs(measures, data.schema)
     with StepProgress(len(plan), say, enabled=bar) as steps:
         try:
             return run_units(plan, lambda: inputs, {"dataset": DATASET, "generator": RELEASE, "seed": seed},
@@ -128,29 +127,23 @@ def tabulate(runs: list[Outcome], measures: dict) -> dict[str, pd.DataFrame]:
 
 class Summary(NamedTuple):
     """What the audit's runs add up to: the measures' tables, every attack's evidence row, the risk
-    table (one verdict per risk) and the people the per-person evidence names (`named.named_people`)."""
+    table (one verdict per risk), what every attack did to each member (`named.all_outcomes`) and
+    the people the per-person evidence names (`named.named_people`)."""
 
     tables: dict
     evidence: pd.DataFrame
     risks: pd.DataFrame
+    outcomes: pd.DataFrame
     people: pd.DataFrame
 
 
 def summarise(runs: list[Outcome], measures: dict, policy=None) -> Summary:
     """The runs' `Summary`; the members the per-person evidence names count under every risk whose
     attack got them right (`named`)."""
-    from .named import with_named
+    from .named import all_outcomes, with_named
 
     tables = tabulate(runs, measures)
     summarised = {name: m for name, (m, _) in measures.items() if any(r.measure_name == name for r in runs)}
-    evidence, people = with_named(collect_evidence(summarised, tables), runs, measures)
-    return Summary(tables, evidence, risk_table(evidence, policy), people)
-
-
-def draw(runs: list[Outcome], measures: dict, tables: dict, figures: Path) -> None:
-    """Every measure's figures (its own `draw`) under `figures` (`synthrisk.figures.rendered` keeps
-    them in memory)."""
-    for name, (measure, settings) in measures.items():
-        summaries = [r.summary for r in runs if r.measure_name == name]
-        if summaries:
-            measure.draw(summaries, tables, figures, settings)
+    outcomes = all_outcomes(runs)
+    evidence, people = with_named(collect_evidence(summarised, tables), outcomes, measures)
+    return Summary(tables, evidence, risk_table(evidence, policy), outcomes, people)

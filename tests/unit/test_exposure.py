@@ -69,7 +69,7 @@ def test_a_handful_of_copied_rare_members_is_named_by_the_count_test(adult, adul
     nobody below 23), named by the rare-copies test, listed under it with its p-value, and the
     membership verdict is *at risk*."""
     import synthrisk
-    from synthrisk.measures.exposure import RARE_ATTACK, Exposure
+    from synthrisk.measures.exposure import ATTACK, RARE_ATTACK, Exposure, named_outcomes
     from synthrisk.study.calibration import rarest
 
     members, holdout, source = next(_splits(adult, 1000, 1, seed=10))
@@ -85,9 +85,12 @@ def test_a_handful_of_copied_rare_members_is_named_by_the_count_test(adult, adul
 
     measured = synthrisk.measure("exposure", members, release, holdout, schema=adult_schema)
     assert measured.level == "at risk"
-    listed = Exposure().identified_members({}, measured.records)
-    assert {p["attack"] for p in listed} == {RARE_ATTACK}
-    assert [p["p_value"] for p in listed] == pytest.approx([result.rare.p_value] * 10)
+    listed = named_outcomes(measured.records, ATTACK)
+    listed = listed[listed["named"]]
+    assert set(listed["named_by"]) == {RARE_ATTACK} and listed["hit"].all()
+    assert listed["p_value"].tolist() == pytest.approx([result.rare.p_value] * 10)
+    # the measurement carries the same outcomes: the ten named members, with the test that named them
+    assert sorted(measured.outcomes.loc[measured.outcomes["named"], "row_id"]) == sorted(listed["row_id"])
     # the page's table of the two tests, each beside its reference
     bh, count = Exposure().reported([{**measured.details, "status": "ok", "seed": 0}])["rows"]
     assert bh["members named"] == 0 and bh["reference"] == "names nobody or at least 23"

@@ -18,6 +18,7 @@ import synthrisk
 from synthrisk import measure_api
 from synthrisk.errors import ConfigError, SchemaError
 from synthrisk.measures import EVIDENCE_COLUMNS, Measure, builtin_measures
+from synthrisk.measures.base import OUTCOME_COLUMNS
 from synthrisk.measures.policy import LEVELS
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "mkdocs.yml").exists())
@@ -31,7 +32,9 @@ CHEAP = {"dcr": {"permutations": 199}, "rapid": {"attackers": ["cart"], "permuta
          "mama_mia": {"generator": {"backend": "mst", "params": {"epsilon": 10.0}}, "runs": 3},
          "ensemble": {"generator": "independent", "refits": 3, "per_refit": 100}}
 FIELDS = ["measure", "risk", "attack", "metric", "value", "reference", "ci_low", "ci_high", "p_value", "level",
-          "verdict", "records", "evidence", "details", "notes", "schema"]
+          "verdict", "records", "evidence", "details", "outcomes", "notes", "schema"]
+#: the measures that attack nobody one member at a time (DCR compares distances of the release's records)
+NO_OUTCOMES = {"utility", "dcr", "shadow_models"}
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +83,11 @@ def test_every_measure_returns_one_result_type(copies, name):
     assert found.measure == name and found.risk == builtin_measures()[name].risk
     assert isinstance(found.records, pd.DataFrame) and len(found.records)
     assert list(found.evidence.columns) == EVIDENCE_COLUMNS
+    # what each attack did to each member, named by the attack of its evidence row
+    assert list(found.outcomes.columns) == ["unit", *OUTCOME_COLUMNS]
+    assert bool(len(found.outcomes)) == (name not in NO_OUTCOMES), name
+    assert set(found.outcomes["attack"]) <= set(found.evidence["attack"]), name
+    assert set(found.outcomes["row_id"]) <= set(range(350)), name  # members only: train is numbered first
     assert isinstance(found.details, dict) and isinstance(found.notes, list)
     assert list(found.schema.sensitive) == ["income"]
     if name == "utility":

@@ -1,12 +1,13 @@
-"""What the audit says about a risk's strongest attack is asked of its measure (issue #29): its
-sentence (`explain`) and the members it got right (`exposed_members`, for the subgroups). The run
-that holds its records (`unit`) and whether it reads the members against the holdout
-(`reads_holdout`) come with its evidence row (issue #43), so the audit does not ask back. A
-plug-in's own hooks and evidence reach the audit's risk entry; every built-in risk measure words its
-own attack."""
+"""What the audit says about a risk's strongest attack in words is asked of its measure (issue #29:
+`explain`); who the attack got right and whom it names comes with its run as data (issue #43: the
+run's outcomes, `OUTCOME_COLUMNS`), as do the run that holds them (`unit`) and whether it reads the
+members against the holdout (`reads_holdout`) with its evidence row, so the audit does not ask back.
+A plug-in's own sentence, outcomes and evidence reach the audit's risk entry; every built-in risk
+measure words its own attack, and its outcomes follow its own attack's score."""
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -15,11 +16,15 @@ import pytest
 
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.measures import EVIDENCE_COLUMNS, Measure, builtin_measures
+from synthrisk.measures._control import member_hits
+from synthrisk.measures.base import member_outcomes
+from synthrisk.measures.mia import attack_outcomes
 from synthrisk.measures.policy import LEVELS
 from synthrisk.measures.runner import Outcome, UnitRun
+from synthrisk.measures.singling_out import isolated_members
 from synthrisk.measures.verdict import risk_table, with_defaults
 from synthrisk.measures.wording import generic
-from synthrisk.release_audit import explain
+from synthrisk.release_audit import explain, named
 from synthrisk.release_audit.report import risk_entries
 
 SENTENCE = "The echo attack repeats {value:.0%} of the training records word for word."
@@ -38,10 +43,6 @@ class Echo(Measure):
 
     def explain(self, row):
         return SENTENCE.format(value=float(row["value"]))
-
-    def exposed_members(self, row, records):
-        members = records[records["member"] == 1]
-        return pd.DataFrame({"row_id": members["row_id"], "flag": members["echoed"].astype(bool)})
 
 
 class Plain(Measure):
@@ -76,19 +77,23 @@ def members() -> tuple[pd.DataFrame, DatasetSchema]:
 
 
 def outcome(measure: Measure, unit: str, records: pd.DataFrame, tmp_path) -> Outcome:
-    """A finished run held in memory, as the audit holds its runs."""
-    return Outcome(UnitRun(measure, None, unit), "ok", None, 0.1, {"status": "ok", "error": None}, records)
+    """A finished run held in memory, as the audit holds its runs, with the outcomes its `run` gives:
+    the echoed members are the attack's hits."""
+    hits = member_outcomes(f"echo {unit}", records["row_id"], records["echoed"])
+    return Outcome(UnitRun(measure, None, unit), "ok", None, 0.1, {"status": "ok", "error": None}, records, hits)
 
 
 def test_a_plugin_measures_own_hooks_reach_the_audit_risk_entry(members, tmp_path):
     frame, schema = members
     echo = Echo()
     risks = risk_table(evidence("echo", "membership", "echo b", 0.40, 0.0, 0.02, 1e-9, unit="b"))
+    # the run of unit 'a' names its attack alike but holds other outcomes
     assert risks["level"].iloc[0] == LEVELS["at_risk"]
     echoed = np.r_[np.arange(100) % 10 < 8, np.arange(100) % 10 < 1]  # young: 80%, old: 10%
     records = frame[["row_id"]].assign(member=1, echoed=echoed)
     # The run of unit 'a' holds other records: the entry must read unit b's, which the evidence row names.
     runs = [outcome(echo, "a", records.assign(echoed=False), tmp_path), outcome(echo, "b", records, tmp_path)]
+    runs[0] = dataclasses.replace(runs[0], outcomes=runs[0].outcomes.assign(attack="echo b"))
     data = SimpleNamespace(members=frame, schema=schema, checks={"same_population": {"differs": False}})
     entry = next(e for e in risk_entries(risks, runs, {"echo": (echo, echo.Settings())}, data)
                  if e["risk"] == "membership")
@@ -111,8 +116,7 @@ def test_a_plugin_without_hooks_gets_the_generic_sentence_and_no_subgroups(membe
     row = risk_table(evidence("plain", "singling_out", "plain query", 0.30, 0.0, 0.02, 1e-9)).iloc[0].to_dict()
     plain = Plain()
     assert explain.meaning(row, plain).startswith("plain query: echo rate 0.3 against its reference 0. ")
-    records = frame[["row_id"]].assign(member=1)
-    assert explain.subgroups(row, plain, records, frame, schema) == []
+    assert explain.subgroups(named.outcomes_of(row, named.all_outcomes([])), frame, schema) == []
     # no unit, and a singling-out attack that says nothing of the holdout does not read it
     assert row["unit"] == "" and not row["reads_holdout"]
 
@@ -175,8 +179,7 @@ def test_membership_attacks_read_the_holdout_by_default_and_the_control_set_meas
 def test_membership_names_the_members_by_the_winning_attacks_own_score_never_the_oracles():
     """Issue #42: the page's exposed members came from the true-distribution KDE oracle (it reads the
     member and holdout labels) even when Method 1 won. Here the oracle and Method 1 disagree about
-    every member: the flags follow the attack of the verdict's row."""
-    mia = builtin_measures()["mia"]
+    every member: each attack's outcomes follow its own score, and the oracle has none."""
     n = 200
     member = np.r_[np.ones(n), np.zeros(n)].astype(int)
     distance = np.r_[np.zeros(10), np.ones(n - 10), np.linspace(0.5, 2.0, n)]  # 10 copied members
@@ -184,25 +187,41 @@ def test_membership_names_the_members_by_the_winning_attacks_own_score_never_the
     realistic = np.r_[np.full(n - 5, 0.1), np.full(5, 0.99), np.full(n, 0.2)]
     records = pd.DataFrame({"row_id": np.arange(2 * n), "member": member, "distance": distance,
                             "p_member_true": oracle, "p_member_realistic": realistic})
-    method1 = mia.exposed_members({"attack": "method1"}, records)
-    assert method1["flag"].tolist() == [True] * 10 + [False] * (n - 10)
-    kde = mia.exposed_members({"attack": "kde_realistic"}, records)
-    assert kde["flag"].sum() == 5 and kde["flag"].iloc[-5:].all()
-    assert mia.exposed_members({"attack": "kde_true"}, records) is None
+    outcomes = attack_outcomes(records)
+    method1 = outcomes[outcomes["attack"] == "method1"]
+    assert method1["row_id"].tolist() == list(range(n)) and method1["hit"].tolist() == [True] * 10 + [False] * (n - 10)
+    kde = outcomes[outcomes["attack"] == "kde_realistic"]
+    assert kde["hit"].sum() == 5 and kde["hit"].iloc[-5:].all()
+    assert set(outcomes["attack"]) == {"method1", "kde_realistic"} and not outcomes["named"].any()
 
 
-def test_the_members_an_attack_got_right_follow_the_rows_attack():
-    """`got_right` feeds the people named under singling out, linkability and inference
-    (release_audit.named): singling out's members are those a query of the row's own mode isolated,
-    never a control record; linkability's those it linked."""
-    measures = builtin_measures()
-    queries = pd.DataFrame({"mode": ["univariate"] * 3 + ["multivariate"] * 3, "query": [0, 1, 2, 0, 1, 2],
-                            "member": [True, True, False, True, False, True],
-                            "singled_out": [True, False, True, True, True, True],
-                            "row_id": pd.array([4, pd.NA, 9, 5, 6, 5], dtype="Int64")})
-    singling_out = measures["singling_out"]
-    assert singling_out.got_right({"attack": "singling out (univariate)"}, queries).tolist() == [4]
-    assert singling_out.got_right({"attack": "singling out (multivariate)"}, queries).tolist() == [5]
+def test_the_members_an_attack_got_right_follow_its_own_records():
+    """The outcomes feed the people named under singling out, linkability and inference
+    (release_audit.named): singling out's are the members a query of its own mode isolated, never a
+    control record, once each; linkability's the members it linked."""
+    queries = pd.DataFrame({"mode": ["univariate"] * 3 + ["multivariate"] * 4, "query": [0, 1, 2, 0, 1, 2, 3],
+                            "member": [True, True, False, True, False, True, True],
+                            "singled_out": [True, False, True, True, True, True, True],
+                            "row_id": pd.array([4, pd.NA, 9, 5, 6, 5, 7], dtype="Int64")})
+    univariate = isolated_members(queries[queries["mode"] == "univariate"], "singling out (univariate)")
+    assert univariate["row_id"].tolist() == [4] and univariate["hit"].all()
+    assert isolated_members(queries[queries["mode"] == "multivariate"], "m")["row_id"].tolist() == [5, 7]
     links = pd.DataFrame({"row_id": [1, 2, 3, 4], "member": [True, True, False, False],
                           "linked": [True, False, True, False]})
-    assert measures["linkability"].got_right({"attack": "linkability (1 neighbour)"}, links).tolist() == [1]
+    linked = member_hits(links, "linked", "linkability (1 neighbour)")
+    assert linked["row_id"].tolist() == [1, 2] and linked["hit"].tolist() == [True, False]
+
+
+def test_a_verdict_row_reads_the_outcomes_of_its_own_measure_unit_and_attack():
+    runs = [Outcome(UnitRun(Plain(), None, None), "ok", None, 0.1, {}, pd.DataFrame(),
+                    member_outcomes("plain query", [1, 2], [True, False])),
+            Outcome(UnitRun(Echo(), None, "b"), "ok", None, 0.1, {}, pd.DataFrame(),
+                    member_outcomes("plain query", [3], [True])),
+            Outcome(UnitRun(Plain(), None, None), "failed", "boom", 0.1, {}, pd.DataFrame(),
+                    member_outcomes("plain query", [4], [True]))]
+    outcomes = named.all_outcomes(runs)
+    assert list(outcomes.columns) == named.OUTCOMES and len(outcomes) == 3  # a failed run has none
+    mine = named.outcomes_of({"measure": "plain", "unit": np.nan, "attack": "plain query"}, outcomes)
+    assert mine["row_id"].tolist() == [1, 2]
+    assert named.outcomes_of({"measure": "echo", "unit": "b", "attack": "plain query"}, outcomes)["row_id"].tolist() == [3]
+    assert named.outcomes_of({"measure": "plain", "unit": "", "attack": "other"}, outcomes).empty
