@@ -221,9 +221,9 @@ def test_the_decision_errs_at_most_at_the_audits_level_at_the_threshold_and_at_t
         return float((answers == "yes").mean())
 
     # one attack at the threshold, the rest of the audit clearly below it (true effect -0.2)
-    lone = audits(-0.2, 2000, lone=0.09)
+    lone = audits(-0.2, 1000, lone=0.09)
     assert (lone[lone["risk"] != RISKS_ORDER[0]]["level"] == LEVELS["below"]).all()
-    rate, tolerance = yes_rate(lone), 3 * np.sqrt(UPPER_ALPHA * (1 - UPPER_ALPHA) / 2000)
+    rate, tolerance = yes_rate(lone), 3 * np.sqrt(UPPER_ALPHA * (1 - UPPER_ALPHA) / 1000)
     assert UPPER_ALPHA - tolerance <= rate <= UPPER_ALPHA + tolerance
     at = audits(0.09, 400)
     assert (at["level"] == LEVELS["below"]).mean() <= UPPER_ALPHA ** 3 + 3 * np.sqrt(UPPER_ALPHA ** 3 / 1600)
