@@ -128,9 +128,11 @@ class Policy:
     def statement(self) -> str:
         shown = "; ".join(f"{RISKS.get(r, r)} {v:g} on the {SCALES.get(r, 'effect scale')}"
                           for r, v in self.thresholds.items())
-        return (f"family-wise level {self.alpha:g} per audit ({self.risk_alpha:g} per risk, Bonferroni over the "
-                f"{len(RISKS)} risks; Holm over each risk's attacks, lower bounds simultaneous over them; upper bounds "
-                f"one-sided at {self.upper_alpha:g} per attack, which bounds a false yes at {self.alpha:g}); thresholds: "
+        return (f"family-wise level {self.alpha:g} per audit for \"at risk\" ({self.risk_alpha:g} per risk, Bonferroni "
+                f"over the {len(RISKS)} risks; Holm over each risk's attacks; lower bounds one-sided at "
+                f"{self.lower_alpha:g}, simultaneous over them); upper bounds one-sided at {self.upper_alpha:g} per attack, "
+                f"so that a false \"yes\", like each risk's false \"below the threshold\", is at most {self.alpha:g} "
+                f"(an intersection-union test; the bounds' normal approximations aside); thresholds: "
                 f"{shown} (a convention: {self.source}); detectable effects stated at {self.power:.0%} power")
 
 

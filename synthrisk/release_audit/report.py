@@ -187,7 +187,8 @@ def release_entry(entries: list[dict], policy: Policy, n_train: int, refitted: t
     answer = release_answer({e["risk"]: e["level"] for e in entries})
     at_risk = [e["label"] for e in entries if e["level"] == LEVELS["at_risk"]]
     open_ = [e["label"] for e in entries if e["level"] != LEVELS["below"] and e["level"] != LEVELS["at_risk"]]
-    level = f"at family-wise level {policy.alpha:g} per audit"
+    # a false "no" and a false "yes" are each at most alpha per audit (synthrisk.measures.policy)
+    level = f"at level {policy.alpha:g} per audit"
     if answer == "no":
         why = f"at risk of {', '.join(at_risk)}"
     elif answer == "yes":

@@ -35,7 +35,7 @@ class Audit:
     - `risks`: one row per risk (`RISK_COLUMNS`): its level (at risk / below the threshold /
       inconclusive / not measured), the verdict sentence, the attack shown with its value, reference
       and interval, the Holm-adjusted p-value, the threshold and the scale it is compared on, the
-      effect and its simultaneous interval, the risk's level, how many times the records would decide
+      effect and its two one-sided bounds, the level of the risk's Holm family, how many times the records would decide
       an inconclusive risk, the smallest effect the audit detects with the policy's power, the members
       named, what the verdict detected in the calibration study at the nearest calibrated size (when
       the policy reads risks at the study's level), and a warning when the verdict compares the

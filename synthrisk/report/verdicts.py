@@ -54,11 +54,11 @@ def _cell(row: pd.Series | None) -> str:
 
 def _policy_line(row: pd.Series, level: str) -> str:
     """The policy the cell was judged by, shown in the cell rather than only in its hover text: the
-    threshold and the risk's level, and for "inconclusive" how many times the records would decide
+    threshold and the level of the risk's Holm family, and for "inconclusive" how many times the records would decide
     it. Empty for rows that do not carry them (the audit page states them in each risk's own block)."""
     if pd.isna(row.get("threshold", float("nan"))) or pd.isna(row.get("alpha", float("nan"))):
         return ""
-    text = f"threshold {float(row['threshold']):g}; level {float(row['alpha']):g}"
+    text = f"threshold {float(row['threshold']):g}; Holm at {float(row['alpha']):g}"
     factor = row.get("decide_factor", float("nan"))
     if level == LEVELS["inconclusive"] and not pd.isna(factor) and float(factor) != float("inf"):
         text += f"; about {float(factor):.1f} times the records would decide it"
