@@ -116,9 +116,9 @@ def test_each_verdict_cell_shows_the_policy_it_was_judged_by():
     page = verdict_matrix_html(table)
     cells = page.split("<tr>")[1:]
     material, open_ = (next(c for c in cells if f"<th>{g}</th>" in c) for g in ("material", "open"))
-    assert "threshold 0.2; level 0.0025" in material and "would decide" not in material
+    assert "threshold 0.2; Holm at 0.0025" in material and "would decide" not in material
     factor = table.set_index("generator").loc["open", "decide_factor"]
-    assert f"threshold 0.2; level 0.0025; about {factor:.1f} times the records would decide it" in open_
+    assert f"threshold 0.2; Holm at 0.0025; about {factor:.1f} times the records would decide it" in open_
     # rows without the policy's columns (the audit page's matrix) show none
     assert "level 0.0025" not in verdict_matrix_html(table.drop(columns=["threshold", "alpha"]))
 

@@ -32,7 +32,7 @@ def test_a_measure_is_one_module_plus_one_config_entry(tiny_run):
 
     from synthrisk.measures.policy import Policy
     assert '<span id="policy">Policy of this run' in page and str(escape(Policy().statement())) in page
-    assert page.count("threshold 0.09; level 0.0125") == len(risk)
+    assert page.count("threshold 0.09; Holm at 0.0125") == len(risk)
     # The calibration study read each risk at 0.05, the default policy reads it at 0.0125: not quoted.
     assert '<ul id="calibrated-power">' not in page
     rules = snakemake(workdir, config, "--list-rules", env=env).stdout.split()
