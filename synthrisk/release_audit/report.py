@@ -38,15 +38,14 @@ def _reasons(runs: list[Outcome], names: list[str]) -> str:
     return "; ".join(dict.fromkeys(parts)) or "no measure of this risk is registered"
 
 
-def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data, policy: Policy | None = None,
-                 outcomes: pd.DataFrame | None = None, people: pd.DataFrame | None = None) -> list[dict]:
+def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data, outcomes: pd.DataFrame,
+                 policy: Policy | None = None, people: pd.DataFrame | None = None) -> list[dict]:
     """One entry per risk type, measured or not (then with the reasons). `measures`: {name: (measure,
     settings)}; the measure of a risk's strongest attack words it; `outcomes`: what every attack did
     to each member (`run.Summary.outcomes`), from which its people and subgroups are read; `people`:
     the members the per-person evidence names (`run.Summary.people`), listed under each risk whose
     attack got them right."""
     population = (data.checks or {}).get("same_population") or {}
-    outcomes = named.all_outcomes(runs) if outcomes is None else outcomes
     people = pd.DataFrame(columns=named.PERSON) if people is None else people
     entries = []
     for risk, label in RISKS.items():
@@ -223,7 +222,7 @@ def build(data, runs: list[Outcome], measures: dict, found, seconds: float, poli
 
     tables, evidence = found.tables, found.evidence
     files = {k: (str(v) if v else None) for k, v in data.files.items()}
-    entries = risk_entries(found.risks, runs, measures, data, policy, found.outcomes, found.people)
+    entries = risk_entries(found.risks, runs, measures, data, found.outcomes, policy, found.people)
     return finite_or_null({
         "inputs": {**files, "schema": data.schema_path or (None if data.inferred_yaml else data.schema.origin),
                    "schema_inferred": data.inferred_yaml is not None,

@@ -95,7 +95,7 @@ def test_a_plugin_measures_own_hooks_reach_the_audit_risk_entry(members, tmp_pat
     runs = [outcome(echo, "a", records.assign(echoed=False), tmp_path), outcome(echo, "b", records, tmp_path)]
     runs[0] = dataclasses.replace(runs[0], outcomes=runs[0].outcomes.assign(attack="echo b"))
     data = SimpleNamespace(members=frame, schema=schema, checks={"same_population": {"differs": False}})
-    entry = next(e for e in risk_entries(risks, runs, {"echo": (echo, echo.Settings())}, data)
+    entry = next(e for e in risk_entries(risks, runs, {"echo": (echo, echo.Settings())}, data, named.all_outcomes(runs))
                  if e["risk"] == "membership")
     assert entry["meaning"].startswith("The echo attack repeats 40% of the training records word for word. ")
     assert "the release is at risk of membership inference" in entry["meaning"]
@@ -106,7 +106,7 @@ def test_a_plugin_measures_own_hooks_reach_the_audit_risk_entry(members, tmp_pat
     # A membership attack reads the members against the holdout by default: another population
     # makes its verdict unreliable.
     data.checks = {"same_population": {"differs": True, "auc": 0.9, "p_value": 0.001}}
-    entry = next(e for e in risk_entries(risks, runs, {"echo": (echo, echo.Settings())}, data)
+    entry = next(e for e in risk_entries(risks, runs, {"echo": (echo, echo.Settings())}, data, named.all_outcomes(runs))
                  if e["risk"] == "membership")
     assert entry["unreliable"] and "(unreliable:" in entry["verdict"]
 
