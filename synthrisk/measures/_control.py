@@ -7,11 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..data.split import ROW_ID
 from ..errors import SynthriskError
 from ..stats.sampling import sample_positions
 from . import tabulate
-from .base import Measure, NotApplicable, member_outcomes
+from .base import Measure, NotApplicable
 
 CONTROL_NOTE = ("reference: 0, the same attack on control records the generator never saw (risk = "
                 "(main - control) / (1 - control)); p: permutation test of the member/control labels")
@@ -112,9 +111,3 @@ class ControlSetMeasure(Measure):
             return None
         return table.groupby(tabulate.PAIR)["risk_mean"].max().rename(f"{self.name}_risk").reset_index()
 
-
-def member_hits(records: pd.DataFrame, column: str, attack: str) -> pd.DataFrame:
-    """The outcomes (OUTCOME_COLUMNS) of `attack` on the members (`member` true) of a per-record
-    table: a hit where its `column` says the attack succeeded on the member."""
-    part = records[records["member"].astype(bool)]
-    return member_outcomes(attack, part[ROW_ID], part[column].astype(bool))

@@ -109,6 +109,13 @@ def member_outcomes(attack: str, row_ids, hit, named=False, named_by="", score=f
                         index=pd.RangeIndex(len(row_ids)))[OUTCOME_COLUMNS]
 
 
+def hit_outcomes(records: pd.DataFrame, column: str, attack: str) -> pd.DataFrame:
+    """The outcomes of `attack` on the members (`member` true) of a per-record table that holds one
+    row per attacked record: a hit where its `column` says the attack succeeded on the member."""
+    part = records[records["member"].astype(bool)]
+    return member_outcomes(attack, part["row_id"], part[column].astype(bool))
+
+
 def no_outcomes() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in zip(OUTCOME_COLUMNS, OUTCOME_TYPES)})
 

@@ -44,7 +44,7 @@ from ..errors import SynthriskError
 from ..settings import setting
 from ..stats.proportions import MEMBER_EXCESS_TEST, member_excess_test
 from . import tabulate
-from .base import Measure, MeasureResult, NotApplicable, member_outcomes
+from .base import Measure, MeasureResult, NotApplicable, hit_outcomes
 from .registry import register_measure
 from .wording import interval, pct
 
@@ -122,7 +122,7 @@ class _Synthpop(Measure):
                             "holdout_rate": holdout_hits / len(holdout), **test})
             records.append(pd.DataFrame({ROW_ID: real[ROW_ID].to_numpy(), "member": is_member,
                                          "target": target or "", "flagged": flags}))
-            outcomes.append(member_outcomes(self.label(target), real[ROW_ID].to_numpy()[is_member], flags[is_member]))
+            outcomes.append(hit_outcomes(records[-1], "flagged", self.label(target)))
         return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)],
                              pd.concat(outcomes, ignore_index=True))
 

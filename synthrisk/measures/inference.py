@@ -16,7 +16,7 @@ import pandas as pd
 from ..anonymity._inputs import DEFAULT_N_ATTACKS
 from ..settings import setting
 from . import _control
-from .base import MeasureResult
+from .base import MeasureResult, hit_outcomes
 from .registry import register_measure
 from .wording import control_corrected
 
@@ -51,7 +51,7 @@ class Inference(_control.ControlSetMeasure):
             label = f"nearest synthetic record -> {secret}"
             attacks.append({**result.to_json(), "label": label})
             records.append(result.records.assign(secret=secret))
-            outcomes.append(_control.member_hits(result.records, "correct", label))
+            outcomes.append(hit_outcomes(result.records, "correct", label))
         return MeasureResult({"attacks": attacks}, pd.concat(records, ignore_index=True)[list(self.record_columns)],
                              pd.concat(outcomes, ignore_index=True))
 

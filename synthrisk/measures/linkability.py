@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..anonymity._inputs import DEFAULT_N_ATTACKS
 from ..settings import setting
 from . import _control
-from .base import MeasureResult
+from .base import MeasureResult, hit_outcomes
 from .registry import register_measure
 from .wording import control_corrected
 
@@ -48,7 +48,7 @@ class Linkability(_control.ControlSetMeasure):
                                       seed=data.seed, confidence=settings.confidence)
         label = f"linkability ({settings.n_neighbors} neighbour{'s' if settings.n_neighbors > 1 else ''})"
         return MeasureResult({"attacks": [{**result.to_json(), "label": label}]}, result.records,
-                             _control.member_hits(result.records, "linked", label))
+                             hit_outcomes(result.records, "linked", label))
 
     # --- the steward's audit ---------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..measures.base import OUTCOME_COLUMNS
+from ..measures.base import OUTCOME_COLUMNS, no_outcomes
 from ..measures.runner import Outcome
 
 #: the per-person columns of a named member (the naming attack's score and p-value)
@@ -47,9 +47,7 @@ def all_outcomes(runs: list[Outcome]) -> pd.DataFrame:
     """What every attack of every finished run did to each member (OUTCOMES), in one frame."""
     frames = [r.outcomes.assign(measure=r.measure_name, unit=r.unit or "") for r in runs
               if r.status == "ok" and len(r.outcomes)]
-    if not frames:
-        return pd.DataFrame(columns=OUTCOMES)
-    return pd.concat(frames, ignore_index=True)[OUTCOMES]
+    return pd.concat(frames or [no_outcomes().assign(measure="", unit="")], ignore_index=True)[OUTCOMES]
 
 
 def outcomes_of(row: dict, outcomes: pd.DataFrame) -> pd.DataFrame:

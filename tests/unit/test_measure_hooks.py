@@ -16,8 +16,7 @@ import pytest
 
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.measures import EVIDENCE_COLUMNS, Measure, builtin_measures
-from synthrisk.measures._control import member_hits
-from synthrisk.measures.base import member_outcomes
+from synthrisk.measures.base import hit_outcomes, member_outcomes
 from synthrisk.measures.mia import attack_outcomes
 from synthrisk.measures.policy import LEVELS
 from synthrisk.measures.runner import Outcome, UnitRun
@@ -208,7 +207,7 @@ def test_the_members_an_attack_got_right_follow_its_own_records():
     assert isolated_members(queries[queries["mode"] == "multivariate"], "m")["row_id"].tolist() == [5, 7]
     links = pd.DataFrame({"row_id": [1, 2, 3, 4], "member": [True, True, False, False],
                           "linked": [True, False, True, False]})
-    linked = member_hits(links, "linked", "linkability (1 neighbour)")
+    linked = hit_outcomes(links, "linked", "linkability (1 neighbour)")
     assert linked["row_id"].tolist() == [1, 2] and linked["hit"].tolist() == [True, False]
 
 
