@@ -281,9 +281,9 @@ def _measurement(chosen: Measure, evidence: pd.DataFrame, risks: pd.DataFrame, r
     common = {"measure": chosen.name, "risk": chosen.risk, "records": records, "details": details,
               "notes": list(data.notes), "schema": data.schema, "outcomes": outcomes}
     if chosen.risk is None:
-        quality = details.get("quality") if isinstance(details, dict) else None
-        return Measurement(**common, attack=None, metric="SDMetrics quality" if chosen.name == "utility" else None,
-                           value=_number(quality) if chosen.name == "utility" else None, reference=None, ci_low=None,
+        label, key = chosen.headline or (None, None)
+        value = details.get(key) if key and isinstance(details, dict) else None
+        return Measurement(**common, attack=None, metric=label, value=_number(value), reference=None, ci_low=None,
                            ci_high=None, p_value=None, level=None, verdict=None,
                            evidence=pd.DataFrame(columns=EVIDENCE_COLUMNS))
     if risks.empty:

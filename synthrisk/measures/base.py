@@ -33,7 +33,9 @@ measure names:
   rate, and hears one that refits the generator only once the exposure evidence has named someone;
 - `reported(summaries)`: the measure's own numbers as its field reads them (synthpop's repU and
   DiSCO as synthpop prints them), shown on the audit's page and in its JSON beside the verdicts
-  (default None: the evidence table says it all).
+  (default None: the evidence table says it all);
+- for a measure that is not a risk (utility): `utility(tables)`, what the audit shows next to the
+  risks, and `headline`, the one number `synthrisk.measure` returns as the Measurement's value.
 
 The generic Snakemake rule (workflow/rules/measures.smk) and script (scripts/measure.py) run any
 registered measure; `synthrisk.measures.runner` owns the failure path.
@@ -285,6 +287,16 @@ class Measure:
         the policy's naming rate; one that refits the generator is heard only once the exposure
         evidence has named someone (`synthrisk.release_audit.named.gated`). Default: no."""
         return False
+
+    #: for a measure that is not a risk: (the metric's label, its key in the run's summary), the
+    #: number `synthrisk.measure` returns as the Measurement's value; None: no single number
+    headline: ClassVar[tuple[str, str] | None] = None
+
+    def utility(self, tables: Mapping[str, pd.DataFrame]) -> dict | None:
+        """For a measure that is not a risk: what the audit shows next to the risks, from the
+        measure's tables (`tabulate`'s output): a dict with at least `meaning` (one sentence), or
+        None when it has nothing to show. Default: None."""
+        return None
 
     def reported(self, summaries: list[dict]) -> dict | None:
         """The measure's own numbers as its field reads them, for the audit's page and JSON:

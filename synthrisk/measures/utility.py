@@ -30,6 +30,7 @@ class Utility(Measure):
     order = 30
     default_on = True
     summary_labels = {"quality": "quality", "efficacy_ratio": "efficacy"}
+    headline = ("SDMetrics quality", "quality")
 
     @dataclass(frozen=True)
     class Settings:
@@ -63,6 +64,22 @@ class Utility(Measure):
         picked = {f"{score}_{s}": score + ("" if s == "mean" else "_sd")
                   for score in ("quality", "efficacy_ratio") for s in ("mean", "sd")}
         return utility[PAIR + list(picked)].rename(columns=picked)
+
+    def utility(self, tables) -> dict | None:
+        """The scores (means of the one run, without the `_mean`), the sentence and the efficacy per
+        target, or None when the run gave no quality score."""
+        table = tables.get("utility")
+        if table is None or table.empty or pd.isna(table.get("quality_mean", pd.Series([float("nan")])).iloc[0]):
+            return None
+        scores = {c[: -len("_mean")]: table[c].iloc[0] for c in table if c.endswith("_mean")}
+        efficacy = tables["utility_efficacy"].drop(columns=PAIR, errors="ignore")
+        ratio = scores.get("efficacy_ratio")
+        sentence = (f"Quality {scores['quality']:.2f} (SDMetrics: 1 = the release's columns and pairs of columns are "
+                    "distributed as in the training records)")
+        sentence += (f"; a model trained on the release predicts the sensitive attribute(s) on the holdout with "
+                     f"{100 * ratio:.0f}% of the score of one trained on the real records."
+                     if pd.notna(ratio) else ".")
+        return {**scores, "meaning": sentence, "efficacy": efficacy.to_dict("records")}
 
 
 def _collect(summaries: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -95,7 +95,8 @@ def render(report: dict, figures: dict[str, bytes]) -> str:
     shown = [{"name": stem, "title": title, "caption": caption, "src": data_uri(figures[stem])}
              for stem, title, caption in FIGURES if stem in figures]
     utility = report["utility"]
-    utility_run = next(m for m in report["measures"] if m["measure"] == "utility")
+    # why utility is missing: the reasons of the measures that are not risks
+    utility_reason = "; ".join(m["reason"] or "" for m in report["measures"] if m["risk"] is None) or None
     page = env.get_template("audit.html.j2").render(
         **{k: report[k] for k in ("inputs", "schema", "risks", "criteria", "release", "seconds", "seed", "versions",
                                   "policy")},
@@ -104,7 +105,7 @@ def render(report: dict, figures: dict[str, bytes]) -> str:
         level_css=LEVEL_CSS, level_class=level_class,
         utility=utility,
         min_subgroup=MIN_SUBGROUP,
-        utility_reason=utility_run["reason"],
+        utility_reason=utility_reason,
         efficacy=frame_html(pd.DataFrame(utility["efficacy"]), table_id="efficacy") if utility else "",
         measures=_measures_table(report["measures"]),
         evidence=_evidence_table(report["evidence"]),

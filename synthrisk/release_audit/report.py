@@ -151,22 +151,11 @@ def _reads_holdout(row: dict) -> bool:
     return isinstance(value, (bool, np.bool_)) and bool(value)
 
 
-def utility_entry(tables: dict[str, pd.DataFrame]) -> dict | None:
-    """The utility scores (means of the one run) and the efficacy per target, or None."""
-    if "utility" not in tables:
-        return None
-    table = tables["utility"]
-    if table.empty or pd.isna(table.get("quality_mean", pd.Series([float("nan")])).iloc[0]):
-        return None
-    scores = {c[: -len("_mean")]: _clean(table[c].iloc[0]) for c in table if c.endswith("_mean")}
-    efficacy = tables["utility_efficacy"]
-    efficacy = efficacy.drop(columns=[c for c in ("dataset", "generator") if c in efficacy])
-    ratio = scores.get("efficacy_ratio")
-    sentence = (f"Quality {scores['quality']:.2f} (SDMetrics: 1 = the release's columns and pairs of columns are "
-                "distributed as in the training records)")
-    sentence += (f"; a model trained on the release predicts the sensitive attribute(s) on the holdout with "
-                 f"{100 * ratio:.0f}% of the score of one trained on the real records." if ratio is not None else ".")
-    return {**scores, "meaning": sentence, "efficacy": _row(efficacy)}
+def utility_entry(tables: dict[str, pd.DataFrame], measures: dict) -> dict | None:
+    """What the measures that are not risks show next to the risks (`Measure.utility`; the first
+    that has something), or None."""
+    shown = (measure.utility(tables) for measure, _ in measures.values() if measure.risk is None)
+    return next((entry for entry in shown if entry is not None), None)
 
 
 #: what the calibration quote adds when attacks that refit the generator in hand ran
@@ -237,7 +226,7 @@ def build(data, runs: list[Outcome], measures: dict, found, seconds: float, poli
         "risks": entries,
         "criteria": criteria_entries(entries),
         "release": release_entry(entries, policy or Policy(), len(data.members), refitting_attacks(runs, generator)),
-        "utility": utility_entry(tables),
+        "utility": utility_entry(tables, measures),
         "measures": measure_entries(runs, measures, evidence, policy),
         "evidence": _row(evidence.drop(columns=["dataset", "generator"])),
         "seconds": round(seconds, 1),
