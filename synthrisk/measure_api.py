@@ -281,7 +281,7 @@ def _measurement(chosen: Measure, evidence: pd.DataFrame, risks: pd.DataFrame, r
     common = {"measure": chosen.name, "risk": chosen.risk, "records": records, "details": details,
               "notes": list(data.notes), "schema": data.schema, "outcomes": outcomes}
     if chosen.risk is None:
-        label, key = chosen.headline or (None, None)
+        label, key = chosen.utility_metric or (None, None)
         value = details.get(key) if key and isinstance(details, dict) else None
         return Measurement(**common, attack=None, metric=label, value=_number(value), reference=None, ci_low=None,
                            ci_high=None, p_value=None, level=None, verdict=None,

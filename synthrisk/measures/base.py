@@ -35,7 +35,7 @@ measure names:
   DiSCO as synthpop prints them), shown on the audit's page and in its JSON beside the verdicts
   (default None: the evidence table says it all);
 - for a measure that is not a risk (utility): `utility(tables)`, what the audit shows next to the
-  risks, and `headline`, the one number `synthrisk.measure` returns as the Measurement's value.
+  risks, and `utility_metric`, the one number `synthrisk.measure` returns as the Measurement's value.
 
 The generic Snakemake rule (workflow/rules/measures.smk) and script (scripts/measure.py) run any
 registered measure; `synthrisk.measures.runner` owns the failure path.
@@ -290,7 +290,7 @@ class Measure:
 
     #: for a measure that is not a risk: (the metric's label, its key in the run's summary), the
     #: number `synthrisk.measure` returns as the Measurement's value; None: no single number
-    headline: ClassVar[tuple[str, str] | None] = None
+    utility_metric: ClassVar[tuple[str, str] | None] = None
 
     def utility(self, tables: Mapping[str, pd.DataFrame]) -> dict | None:
         """For a measure that is not a risk: what the audit shows next to the risks, from the

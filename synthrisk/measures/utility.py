@@ -30,7 +30,7 @@ class Utility(Measure):
     order = 30
     default_on = True
     summary_labels = {"quality": "quality", "efficacy_ratio": "efficacy"}
-    headline = ("SDMetrics quality", "quality")
+    utility_metric = ("SDMetrics quality", "quality")
 
     @dataclass(frozen=True)
     class Settings:
