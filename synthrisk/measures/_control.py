@@ -10,7 +10,7 @@ import pandas as pd
 from ..errors import SynthriskError
 from ..stats.sampling import sample_positions
 from . import tabulate
-from .base import Measure, NotApplicable
+from .base import Measure, NotApplicable, WorkflowOutputs
 
 CONTROL_NOTE = ("reference: 0, the same attack on control records the generator never saw (risk = "
                 "(main - control) / (1 - control)); p: permutation test of the member/control labels")
@@ -104,10 +104,15 @@ class ControlSetMeasure(Measure):
         # Its control set is the holdout: a holdout of another population corrects by the wrong rate.
         return rows.assign(reads_holdout=True)
 
-    def summary_columns(self, tables) -> pd.DataFrame | None:
-        """The largest mean risk over the measure's attacks per dataset x generator."""
-        table = tables[self.name]
+
+def outputs(name: str, label: str) -> WorkflowOutputs:
+    """A control-set measure's outputs: its column `{name}_risk` of the summary table (labelled
+    `label`), the largest mean risk over its attacks per dataset x generator."""
+
+    def largest_risk(tables) -> pd.DataFrame | None:
+        table = tables[name]
         if "risk_mean" not in table:
             return None
-        return table.groupby(tabulate.PAIR)["risk_mean"].max().rename(f"{self.name}_risk").reset_index()
+        return table.groupby(tabulate.PAIR)["risk_mean"].max().rename(f"{name}_risk").reset_index()
 
+    return WorkflowOutputs(summary=largest_risk, summary_labels={f"{name}_risk": label})

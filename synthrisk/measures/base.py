@@ -12,7 +12,6 @@ A measure is one module holding one subclass of `Measure`, registered with `@reg
 - `tabulate()`: the run summaries into the measure's tables, in memory; `draw()`: its figures
   (the workflow writes both: `synthrisk.study.workflow.write_summary`; the audit keeps them in
   memory);
-- `summary_columns()`: what the measure adds to the one-row-per-dataset-x-generator summary;
 - `evidence()`: for a risk measure, one row per dataset x generator x attack with its reference
   point (chance, control, 0.5), so that `synthrisk.measures.verdict` can name the strongest attack;
   the row also says which unit's run holds the attack's records and whether the attack reads the
@@ -36,6 +35,10 @@ measure names:
   (default None: the evidence table says it all);
 - for a measure that is not a risk (utility): `utility(tables)`, what the audit shows next to the
   risks, and `utility_metric`, the one number `synthrisk.measure` returns as the Measurement's value.
+
+What only the workflow writes and its report shows (table files and formats, figure files and
+their caption, the measure's columns of the summary table) is declared apart, in the measure's
+`outputs` (`WorkflowOutputs`); the steward's audit reads none of it.
 
 The generic Snakemake rule (workflow/rules/measures.smk) and script (scripts/measure.py) run any
 registered measure; `synthrisk.measures.runner` owns the failure path.
@@ -170,7 +173,44 @@ class Figure:
     under the measure's title with its caption."""
 
     stem: str
-    caption: str
+    caption: str | None
+
+
+@dataclass(frozen=True)
+class WorkflowOutputs:
+    """What the workflow writes of a measure beyond its runs, and what its report shows
+    (`synthrisk.study.workflow.write_summary`, `synthrisk.report`); the steward's audit reads none
+    of it, so a measure that only the audit runs needs none of it.
+
+    - `tables`: the names of the tables `Measure.tabulate` gives, each written as
+      results/tables/{name}.csv, .md and .tex (empty: one table named as the measure);
+    - `formats`: a table's formats where they are not those three, by table name;
+    - `figures`: the kinds of the figures `Measure.draw` saves, each
+      results/figures/{measure}_{kind}_{dataset}.png, with `caption` (a reStructuredText file in
+      workflow/report/, Jinja allowed; None: the figure's own);
+    - `summary`: the measure's columns of results/tables/summary.csv, keyed by dataset and generator,
+      from its tables (a mapping of name to frame: the workflow's table folder,
+      `synthrisk.io.TableFolder`; None: it adds none), with `summary_labels`, their labels in the
+      report's summary table, in order."""
+
+    tables: tuple[str, ...] = ()
+    formats: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    figures: tuple[str, ...] = ()
+    caption: str | None = None
+    summary: Callable[[Mapping[str, pd.DataFrame]], pd.DataFrame | None] | None = None
+    summary_labels: Mapping[str, str] = field(default_factory=dict)
+
+    def table_names(self, measure: str) -> list[str]:
+        return list(self.tables) or [measure]
+
+    def table_formats(self, table: str) -> tuple[str, ...]:
+        return self.formats.get(table, ("csv", "md", "tex"))
+
+    def figure_files(self, measure: str, datasets) -> list[Figure]:
+        return [Figure(f"{measure}_{kind}_{dataset}", self.caption) for dataset in datasets for kind in self.figures]
+
+    def summary_columns(self, tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
+        return None if self.summary is None else self.summary(tables)
 
 
 class Measure:
@@ -180,9 +220,6 @@ class Measure:
     name: ClassVar[str]
     #: report section title
     title: ClassVar[str]
-    #: caption of the measure's figures: a file (reStructuredText, Jinja allowed) in workflow/report/,
-    #: or None (the figure's own caption)
-    caption: ClassVar[str | None] = None
     #: key of RISKS, or None for a measure that is not a risk (utility)
     risk: ClassVar[str | None] = None
     #: columns of the per-record table (an empty table with these is written for a failed run)
@@ -195,6 +232,8 @@ class Measure:
     order: ClassVar[int] = 100
     #: whether the measure refits the generator in hand (it runs only with one: `MeasureInput.generator`)
     refits_generator: ClassVar[bool] = False
+    #: what the workflow writes of it and its report shows
+    outputs: ClassVar[WorkflowOutputs] = WorkflowOutputs()
 
     @dataclass(frozen=True)
     class Settings:
@@ -238,16 +277,6 @@ class Measure:
         return ""
 
     # --- the whole run ---------------------------------------------------------------------------
-    def tables(self) -> list[str]:
-        """Names of the tables `tabulate` gives (the workflow writes results/tables/{name}.csv, .md, .tex)."""
-        return [self.name]
-
-    #: formats the workflow writes a table in, by table name (default: CSV, Markdown and LaTeX)
-    table_formats: ClassVar[dict[str, tuple[str, ...]]] = {}
-
-    def figures(self, datasets: list[str]) -> list[Figure]:
-        return []
-
     def tabulate(self, summaries: list[dict], settings) -> dict[str, pd.DataFrame]:
         """The measure's tables ({name: frame}), in memory, from its runs' summaries (each run's
         summary as its JSON holds it, failed and skipped runs included). Default: one row per run
@@ -256,21 +285,13 @@ class Measure:
         return {self.name: pd.DataFrame(rows)}
 
     def draw(self, summaries: list[dict], tables: dict[str, pd.DataFrame], figures_dir: Path, settings) -> None:
-        """The measure's figures (`figures()`), saved with `synthrisk.figures.save` under `figures_dir`
+        """The measure's figures (`outputs.figures`), saved with `synthrisk.figures.save` under `figures_dir`
         (the audit renders them in memory: `synthrisk.figures.rendered`). Default: none."""
-
-    def summary_columns(self, tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
-        """Columns for results/tables/summary.csv keyed by dataset and generator, from the measure's
-        `tables` (its `tabulate` output, or the workflow's table folder: `synthrisk.io.TableFolder`);
-        None: none."""
-        return None
-
-    #: labels of summary columns for the report's summary table, in order
-    summary_labels: ClassVar[dict[str, str]] = {}
 
     def evidence(self, tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
         """Rows of EVIDENCE_COLUMNS for the per-risk verdict (risk measures only), from the measure's
-        `tables` (as for `summary_columns`)."""
+        `tables` (a mapping of name to frame: its `tabulate` output, or the workflow's table folder,
+        `synthrisk.io.TableFolder`)."""
         return None
 
     # --- the steward's audit: what the strongest attack of a risk says -----------------------------

@@ -16,9 +16,17 @@ import pandas as pd
 from ..dcr.core import DEFAULT_MAX_SYNTHETIC, DEFAULT_PERMUTATIONS
 from ..settings import setting
 from . import tabulate
-from .base import Measure, MeasureResult, NotApplicable
+from .base import Measure, MeasureResult, NotApplicable, WorkflowOutputs
 from .registry import register_measure
 from .wording import interval, pct
+
+
+def _summary_columns(tables) -> pd.DataFrame | None:
+    table = tables["dcr"]
+    if "share_mean" not in table:
+        return None
+    return table[tabulate.PAIR + ["share_mean", "exact_copies_member_share_mean"]].rename(
+        columns={"share_mean": "dcr_share", "exact_copies_member_share_mean": "dcr_exact_copies"})
 
 
 @register_measure
@@ -29,8 +37,9 @@ class Dcr(Measure):
     record_columns = ("synthetic_index", "nearest_member", "distance_member", "nearest_holdout",
                       "distance_holdout", "closer_to_member")
     order = 40
-    summary_labels = {"dcr_share": "DCR: share closer to members (0.5 ideal)",
-                      "dcr_exact_copies": "exact copies of members (share)"}
+    outputs = WorkflowOutputs(summary=_summary_columns,
+                              summary_labels={"dcr_share": "DCR: share closer to members (0.5 ideal)",
+                                              "dcr_exact_copies": "exact copies of members (share)"})
 
     @dataclass(frozen=True)
     class Settings:
@@ -70,13 +79,6 @@ class Dcr(Measure):
                                                            "dcr_holdout_median", "nndr_privacy_loss"],
                                     beats="beats", ci=("ci_low", "ci_high"), p_value="p_value")
         return {self.name: table}
-
-    def summary_columns(self, tables) -> pd.DataFrame | None:
-        table = tables[self.name]
-        if "share_mean" not in table:
-            return None
-        return table[tabulate.PAIR + ["share_mean", "exact_copies_member_share_mean"]].rename(
-            columns={"share_mean": "dcr_share", "exact_copies_member_share_mean": "dcr_exact_copies"})
 
     def evidence(self, tables) -> pd.DataFrame | None:
         table = tables[self.name]

@@ -44,7 +44,7 @@ from ..errors import SynthriskError
 from ..settings import setting
 from ..stats.proportions import MEMBER_EXCESS_TEST, member_excess_test
 from . import tabulate
-from .base import Measure, MeasureResult, NotApplicable, hit_outcomes
+from .base import Measure, MeasureResult, NotApplicable, WorkflowOutputs, hit_outcomes
 from .registry import register_measure
 from .wording import interval, pct
 
@@ -67,6 +67,21 @@ class KeySettings:
     exclude_over_denom_lim: bool = setting(False, "synthpop's exclude.over.denom.lim: exclude the cells over "
                                            "denom_lim")
     use_keys_na: bool = setting(True, "synthpop's usekeys.na: a missing key value is a key level")
+
+
+def _outputs(name: str, headline: str, labels: tuple[str, str]) -> WorkflowOutputs:
+    """A synthpop measure's outputs: its columns of the summary table, synthpop's value `headline`
+    (largest over targets) and the largest member excess per dataset x generator, with their labels."""
+
+    def summary(tables) -> pd.DataFrame | None:
+        table = tables[name]
+        if "member_excess_mean" not in table:
+            return None
+        grouped = table.groupby(tabulate.PAIR)
+        return pd.DataFrame({headline: grouped[f"{headline}_mean"].max(),
+                             f"{name}_member_excess": grouped["member_excess_mean"].max()}).reset_index()
+
+    return WorkflowOutputs(summary=summary, summary_labels=dict(zip((headline, f"{name}_member_excess"), labels)))
 
 
 class _Synthpop(Measure):
@@ -162,15 +177,6 @@ class _Synthpop(Measure):
                                       "member excess (members minus holdout)", "member_excess_mean", 0.0, NOTE)
         return rows.assign(reads_holdout=True)  # the member excess reads the members against the holdout
 
-    def summary_columns(self, tables) -> pd.DataFrame | None:
-        """synthpop's value (largest over targets) and the largest member excess per dataset x generator."""
-        table = tables[self.name]
-        if "member_excess_mean" not in table:
-            return None
-        grouped = table.groupby(tabulate.PAIR)
-        return pd.DataFrame({self.headline: grouped[f"{self.headline}_mean"].max(),
-                             f"{self.name}_member_excess": grouped["member_excess_mean"].max()}).reset_index()
-
     # --- the steward's audit -----------------------------------------------------------------------
 
     def reported(self, summaries):
@@ -239,8 +245,7 @@ class ReplicatedUniques(_Synthpop):
                      "keys; repU, those whose keys are unique in the release too. The member excess compares members "
                      "with holdout records, all of them read as one original.")
     order = 65
-    summary_labels = {"repU": "repU, % of training records (synthpop)",
-                      "repu_member_excess": "replicated uniques: member excess"}
+    outputs = _outputs("repu", "repU", ("repU, % of training records (synthpop)", "replicated uniques: member excess"))
 
     Settings = KeySettings
 
@@ -270,8 +275,8 @@ class DiSCO(_Synthpop):
                      "group shares one target value in the original; DiSCO, those whose key group in the release "
                      "has one target value, their own. The member excess compares members with holdout records.")
     order = 85
-    summary_labels = {"DiSCO": "DiSCO, % of training records (synthpop; largest over targets)",
-                      "disco_member_excess": "DiSCO: member excess (largest over targets)"}
+    outputs = _outputs("disco", "DiSCO", ("DiSCO, % of training records (synthpop; largest over targets)",
+                                          "DiSCO: member excess (largest over targets)"))
 
     @dataclass(frozen=True)
     class Settings(KeySettings):

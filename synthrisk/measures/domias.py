@@ -16,7 +16,7 @@ from ..mia.settings import MiaSettings
 from ..settings import same_as, setting
 from ..stats.multiple_testing import holm_rejects
 from . import tabulate
-from .base import Measure, MeasureResult, NotApplicable
+from .base import Measure, MeasureResult, NotApplicable, WorkflowOutputs
 from .mia import flagged_members
 from .registry import register_measure
 from .wording import membership_auc
@@ -32,6 +32,11 @@ def _beats(summary: dict, alpha: float) -> bool:
     return bool(p) and bool(holm_rejects(p, alpha).any())
 
 
+def _summary_columns(tables) -> pd.DataFrame | None:
+    table = tables["domias"]
+    return table[tabulate.PAIR + ["auc_mean"]].rename(columns={"auc_mean": "domias_auc"}) if "auc_mean" in table else None
+
+
 @register_measure
 class Domias(Measure):
     name = "domias"
@@ -39,7 +44,7 @@ class Domias(Measure):
     risk = "membership"
     record_columns = ("row_id", "member", "score")
     order = 50
-    summary_labels = {"domias_auc": "DOMIAS AUC"}
+    outputs = WorkflowOutputs(summary=_summary_columns, summary_labels={"domias_auc": "DOMIAS AUC"})
 
     @dataclass(frozen=True)
     class Settings:
@@ -85,10 +90,6 @@ class Domias(Measure):
                                                            "member_share"], beats="beats", ci=("ci_low", "ci_high"),
                                     p_value="p_value")
         return {self.name: table}
-
-    def summary_columns(self, tables) -> pd.DataFrame | None:
-        table = tables[self.name]
-        return table[tabulate.PAIR + ["auc_mean"]].rename(columns={"auc_mean": "domias_auc"}) if "auc_mean" in table else None
 
     def evidence(self, tables) -> pd.DataFrame | None:
         table = tables[self.name]

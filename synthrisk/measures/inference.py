@@ -28,7 +28,7 @@ class Inference(_control.ControlSetMeasure):
     risk = "attribute_inference"
     record_columns = ("secret", "row_id", "member", "correct")
     order = 80
-    summary_labels = {"inference_risk": "inference risk (vs control, largest over attributes)"}
+    outputs = _control.outputs("inference", "inference risk (vs control, largest over attributes)")
 
     @dataclass(frozen=True)
     class Settings:

@@ -25,7 +25,7 @@ class Linkability(_control.ControlSetMeasure):
     risk = "linkability"
     record_columns = ("row_id", "member", "linked")
     order = 70
-    summary_labels = {"linkability_risk": "linkability risk (vs control)"}
+    outputs = _control.outputs("linkability", "linkability risk (vs control)")
 
     @dataclass(frozen=True)
     class Settings:

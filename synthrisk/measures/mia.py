@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..data.split import ROW_ID
 from ..mia.settings import MiaSettings
-from .base import Figure, Measure, MeasureResult, NotApplicable, member_outcomes, no_outcomes
+from .base import Measure, MeasureResult, NotApplicable, WorkflowOutputs, member_outcomes, no_outcomes
 from .registry import register_measure
 from .wording import membership_auc
 
@@ -53,22 +53,30 @@ def attack_outcomes(records: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(found, ignore_index=True) if found else no_outcomes()
 
 
+def _summary_columns(tables) -> pd.DataFrame | None:
+    from ..mia.summary import summary_columns
+
+    return summary_columns(tables["mia"], tables["mia_thresholds"])
+
+
 @register_measure
 class Mia(Measure):
     name = "mia"
     title = "Membership inference"
-    caption = "mia.rst"
     risk = "membership"
     record_columns = ("row_id", "member", "distance")
     threads = 1
     order = 20
     Settings = MiaSettings
-    summary_labels = {"mia_auc": "MIA AUC", "mia_tpr_low_fpr": "TPR @ low FPR",
-                      "mia_member_share": "MIA member share t",
-                      "mia_f1_gain_label_free_tau_kde_realistic": "F1 gain KDE (realistic), label-free τ",
-                      "mia_f1_gain_oracle_tau_kde_realistic": "F1 gain KDE (realistic), oracle τ",
-                      "mia_f1_gain_label_free_tau_method1": "F1 gain Method 1, label-free τ",
-                      "mia_f1_gain_oracle_tau_method1": "F1 gain Method 1, oracle τ"}
+    outputs = WorkflowOutputs(
+        tables=("mia", "mia_thresholds"), formats={"mia_thresholds": ("csv", "md")}, figures=("roc", "f1"),
+        caption="mia.rst", summary=_summary_columns,
+        summary_labels={"mia_auc": "MIA AUC", "mia_tpr_low_fpr": "TPR @ low FPR",
+                        "mia_member_share": "MIA member share t",
+                        "mia_f1_gain_label_free_tau_kde_realistic": "F1 gain KDE (realistic), label-free τ",
+                        "mia_f1_gain_oracle_tau_kde_realistic": "F1 gain KDE (realistic), oracle τ",
+                        "mia_f1_gain_label_free_tau_method1": "F1 gain Method 1, label-free τ",
+                        "mia_f1_gain_oracle_tau_method1": "F1 gain Method 1, oracle τ"})
 
     def run(self, data, settings: MiaSettings, unit):
         from ..mia import membership_attack
@@ -90,14 +98,6 @@ class Mia(Measure):
     def log_line(self, result) -> str:
         return f"AUC {result.summary['auc']:.4f}"
 
-    def tables(self) -> list[str]:
-        return ["mia", "mia_thresholds"]
-
-    def figures(self, datasets) -> list[Figure]:
-        return [Figure(f"mia_{kind}_{dataset}", self.caption) for dataset in datasets for kind in ("roc", "f1")]
-
-    table_formats = {"mia_thresholds": ("csv", "md")}
-
     def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
         from ..mia.summary import tables
 
@@ -107,11 +107,6 @@ class Mia(Measure):
         from ..mia.summary import draw
 
         draw(summaries, figures_dir)
-
-    def summary_columns(self, tables) -> pd.DataFrame | None:
-        from ..mia.summary import summary_columns
-
-        return summary_columns(tables["mia"], tables["mia_thresholds"])
 
     def evidence(self, tables) -> pd.DataFrame | None:
         table = tables["mia"]

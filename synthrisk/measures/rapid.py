@@ -20,7 +20,7 @@ import pandas as pd
 from ..data.split import ROW_ID
 from ..errors import ConfigError
 from ..rapid.settings import RapidSettings
-from .base import Figure, Measure, MeasureResult, member_outcomes
+from .base import Measure, MeasureResult, WorkflowOutputs, member_outcomes
 from .registry import register_measure
 from .wording import interval, pct
 
@@ -41,21 +41,50 @@ def attack_name(attacker: str, sensitive: str) -> str:
 MEMBER_EXCESS = "RAPID member excess"
 
 
+def summary_columns(tables) -> pd.DataFrame | None:
+    """RAPID per dataset x generator against chance (population-level inference): the largest
+    RAPID_max over the sensitive attributes (attackers that beat chance only) with its sd, chance
+    floor and excess (all three of that attribute; excess 0 when no attacker beats chance for
+    any), one verdict per sensitive attribute, and RAPID_max per attribute. Beside it the member
+    excess: the largest over the sensitive attributes (NaN without a holdout) and one verdict per
+    attribute."""
+    rapid_max = tables["rapid_max"]
+    rows = []
+    for key, group in rapid_max.groupby(PAIR):
+        best = group.dropna(subset=["rapid_max_mean"])
+        best = best.loc[best["rapid_max_mean"].idxmax()] if len(best) else None
+        member = group.get("member_excess_max_mean", pd.Series(np.nan, index=group.index))
+        member_verdicts = [f"{r.sensitive}: {v}" for r, v in
+                           zip(group.itertuples(), group.get("member_verdict", member)) if isinstance(v, str)]
+        rows.append({**dict(zip(PAIR, key)),
+                     "rapid_max": np.nan if best is None else best["rapid_max_mean"],
+                     "rapid_max_sd": np.nan if best is None else best["rapid_max_sd"],
+                     "rapid_chance_floor": np.nan if best is None else best["null_mean"],
+                     "rapid_excess": 0.0 if best is None else best["excess_mean"],
+                     "rapid_verdict": "; ".join(f"{r.sensitive}: {r.verdict}" for r in group.itertuples()),
+                     "rapid_member_excess": member.max() if member.notna().any() else np.nan,
+                     "rapid_member_verdict": "; ".join(member_verdicts) if member_verdicts else np.nan,
+                     **{f"rapid_max[{r.sensitive}]": r.rapid_max_mean for r in group.itertuples()}})
+    return pd.DataFrame(rows) if rows else None
+
+
 @register_measure
 class Rapid(Measure):
     name = "rapid"
     title = "RAPID attribute-inference risk"
-    caption = "rapid.rst"
     risk = "attribute_inference"
     record_columns = ("row_id", "score", "at_risk")
     order = 10
     Settings = RapidSettings
-    summary_labels = {"rapid_max": "RAPID_max, population-level inference (attackers beating chance)",
-                      "rapid_chance_floor": "RAPID chance floor",
-                      "rapid_excess": "RAPID excess over chance (population-level inference)",
-                      "rapid_verdict": "RAPID population-level inference",
-                      "rapid_member_excess": "RAPID member excess (members minus holdout)",
-                      "rapid_member_verdict": "RAPID member excess verdict"}
+    outputs = WorkflowOutputs(
+        tables=("rapid", "rapid_max"), formats={"rapid_attribution": ("csv", "md"), "rapid_curves": ("csv", "md")},
+        figures=("max", "curves", "attribution"), caption="rapid.rst", summary=summary_columns,
+        summary_labels={"rapid_max": "RAPID_max, population-level inference (attackers beating chance)",
+                        "rapid_chance_floor": "RAPID chance floor",
+                        "rapid_excess": "RAPID excess over chance (population-level inference)",
+                        "rapid_verdict": "RAPID population-level inference",
+                        "rapid_member_excess": "RAPID member excess (members minus holdout)",
+                        "rapid_member_verdict": "RAPID member excess verdict"})
 
     def units(self, schema, settings) -> list[str]:
         """(attacker, sensitive) pairs that apply (logit and the calibrated attackers only for
@@ -100,15 +129,6 @@ class Rapid(Measure):
                      f"p = {s['member_excess_p_value']:.3g}")
         return line
 
-    def tables(self) -> list[str]:
-        return ["rapid", "rapid_max"]
-
-    def figures(self, datasets) -> list[Figure]:
-        return [Figure(f"rapid_{kind}_{dataset}", self.caption) for dataset in datasets
-                for kind in ("max", "curves", "attribution")]
-
-    table_formats = {"rapid_attribution": ("csv", "md"), "rapid_curves": ("csv", "md")}
-
     def tabulate(self, summaries, settings: RapidSettings) -> dict[str, pd.DataFrame]:
         from ..rapid.summary import tables
 
@@ -118,32 +138,6 @@ class Rapid(Measure):
         from ..rapid.summary import draw
 
         draw(summaries, tables["rapid_max"], figures_dir, settings.attackers[0])
-
-    def summary_columns(self, tables) -> pd.DataFrame | None:
-        """RAPID per dataset x generator against chance (population-level inference): the largest
-        RAPID_max over the sensitive attributes (attackers that beat chance only) with its sd, chance
-        floor and excess (all three of that attribute; excess 0 when no attacker beats chance for
-        any), one verdict per sensitive attribute, and RAPID_max per attribute. Beside it the member
-        excess: the largest over the sensitive attributes (NaN without a holdout) and one verdict per
-        attribute."""
-        rapid_max = tables["rapid_max"]
-        rows = []
-        for key, group in rapid_max.groupby(PAIR):
-            best = group.dropna(subset=["rapid_max_mean"])
-            best = best.loc[best["rapid_max_mean"].idxmax()] if len(best) else None
-            member = group.get("member_excess_max_mean", pd.Series(np.nan, index=group.index))
-            member_verdicts = [f"{r.sensitive}: {v}" for r, v in
-                               zip(group.itertuples(), group.get("member_verdict", member)) if isinstance(v, str)]
-            rows.append({**dict(zip(PAIR, key)),
-                         "rapid_max": np.nan if best is None else best["rapid_max_mean"],
-                         "rapid_max_sd": np.nan if best is None else best["rapid_max_sd"],
-                         "rapid_chance_floor": np.nan if best is None else best["null_mean"],
-                         "rapid_excess": 0.0 if best is None else best["excess_mean"],
-                         "rapid_verdict": "; ".join(f"{r.sensitive}: {r.verdict}" for r in group.itertuples()),
-                         "rapid_member_excess": member.max() if member.notna().any() else np.nan,
-                         "rapid_member_verdict": "; ".join(member_verdicts) if member_verdicts else np.nan,
-                         **{f"rapid_max[{r.sensitive}]": r.rapid_max_mean for r in group.itertuples()}})
-        return pd.DataFrame(rows) if rows else None
 
     def evidence(self, tables) -> pd.DataFrame | None:
         """One row per dataset x generator x sensitive attribute x attacker.

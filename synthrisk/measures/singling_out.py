@@ -35,7 +35,7 @@ class SinglingOut(_control.ControlSetMeasure):
     risk = "singling_out"
     record_columns = ("mode", "query", "member", "singled_out", "row_id")
     order = 60
-    summary_labels = {"singling_out_risk": "singling-out risk (vs control)"}
+    outputs = _control.outputs("singling_out", "singling-out risk (vs control)")
 
     @dataclass(frozen=True)
     class Settings:

@@ -14,11 +14,20 @@ import pandas as pd
 
 from ..settings import setting
 from ..utility.settings import DEFAULT_MAX_RECORDS
-from .base import Measure, MeasureResult, NotApplicable
+from .base import Measure, MeasureResult, NotApplicable, WorkflowOutputs
 from .registry import register_measure
 
 PAIR = ["dataset", "generator"]
 SCORES = ["quality", "column_shapes", "column_pair_trends", "efficacy_ratio"]
+
+
+def _summary_columns(tables) -> pd.DataFrame | None:
+    utility = tables["utility"]
+    if utility.empty:
+        return None
+    picked = {f"{score}_{s}": score + ("" if s == "mean" else "_sd")
+              for score in ("quality", "efficacy_ratio") for s in ("mean", "sd")}
+    return utility[PAIR + list(picked)].rename(columns=picked)
 
 
 @register_measure
@@ -29,7 +38,8 @@ class Utility(Measure):
     record_columns = ("target", "metric", "synthetic", "real", "ratio")
     order = 30
     default_on = True
-    summary_labels = {"quality": "quality", "efficacy_ratio": "efficacy"}
+    outputs = WorkflowOutputs(tables=("utility", "utility_efficacy"), summary=_summary_columns,
+                              summary_labels={"quality": "quality", "efficacy_ratio": "efficacy"})
     utility_metric = ("SDMetrics quality", "quality")
 
     @dataclass(frozen=True)
@@ -48,22 +58,11 @@ class Utility(Measure):
         print(result.fidelity)
         return MeasureResult(result.to_json(), result.efficacy)
 
-    def tables(self) -> list[str]:
-        return ["utility", "utility_efficacy"]
-
     def tabulate(self, summaries, settings) -> dict[str, pd.DataFrame]:
         runs, efficacy = _collect(summaries)
         by_target = (efficacy.groupby(PAIR + ["target", "metric"])[["synthetic", "real", "ratio"]].mean().reset_index()
                      if len(efficacy) else pd.DataFrame(columns=PAIR + ["target", "metric", "synthetic", "real", "ratio"]))
         return {"utility": utility_table(runs), "utility_efficacy": by_target}
-
-    def summary_columns(self, tables) -> pd.DataFrame | None:
-        utility = tables["utility"]
-        if utility.empty:
-            return None
-        picked = {f"{score}_{s}": score + ("" if s == "mean" else "_sd")
-                  for score in ("quality", "efficacy_ratio") for s in ("mean", "sd")}
-        return utility[PAIR + list(picked)].rename(columns=picked)
 
     def utility(self, tables) -> dict | None:
         """The scores (means of the one run, without the `_mean`), the sentence and the efficacy per

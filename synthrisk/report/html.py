@@ -64,9 +64,10 @@ def render_caption(caption: str, captions_dir, stem: str, prefix: str = "") -> s
 
 def figure_sections(figures, captions_dir, measures: dict | None = None, datasets=()) -> list[dict]:
     """Figures grouped into the report's sections: the fixed ones and one per measure (its title;
-    its figures are those `measure.figures(datasets)` names)."""
+    its figures are those its `outputs` name)."""
     by_stem = {figure.stem: (measure.title, figure.caption or "")
-               for measure in (measures or {}).values() for figure in measure.figures(list(datasets))}
+               for name, measure in (measures or {}).items()
+               for figure in measure.outputs.figure_files(name, datasets)}
     titles = [t for _, t, _ in BEFORE_MEASURES] + [m.title for m in (measures or {}).values()]
     sections = {title: [] for title in titles + [t for _, t, _ in AFTER_MEASURES]}
     for path in map(Path, figures):
@@ -112,7 +113,8 @@ def summary_tables(summary: pd.DataFrame, measures: dict) -> list[dict]:
     `summary`), then one table per measure with its columns. The verdicts are the matrix's."""
     keys = {"dataset": "dataset", "generator": "generator"}
     groups = [("Generators", "summary", {**SUMMARY_HEAD, **SUMMARY_TAIL})]
-    groups += [(measure.title, f"summary-{name}", {**keys, **measure.summary_labels}) for name, measure in measures.items()]
+    groups += [(measure.title, f"summary-{name}", {**keys, **measure.outputs.summary_labels})
+               for name, measure in measures.items()]
     tables = []
     for title, table_id, labels in groups:
         columns = [c for c in labels if c in summary]

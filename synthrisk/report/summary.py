@@ -56,13 +56,13 @@ def dp_family(spec: dict) -> str:
 
 def summary_table(measures: dict, tables_dir, generators: pd.DataFrame, specs: dict) -> pd.DataFrame:
     """One row per configured dataset x generator, failed ones included (their metrics empty): the
-    generator's status, then each measure's `summary_columns` in the measures' order, then one
+    generator's status, then each measure's summary columns (`Measure.outputs`) in the measures' order, then one
     verdict per risk type (synthrisk.measures.verdict)."""
     table = _status(generators)
     table["backend"] = table["generator"].map(lambda g: specs[g]["backend"])
     table["epsilon"] = table["generator"].map(lambda g: dp_epsilon(specs[g]))
     for measure in measures.values():
-        part = measure.summary_columns(TableFolder(tables_dir))
+        part = measure.outputs.summary_columns(TableFolder(tables_dir))
         if part is not None and len(part):
             table = table.merge(part, on=PAIR, how="left")
     verdicts = verdict_columns(pd.read_csv(Path(tables_dir) / "risk.csv"))

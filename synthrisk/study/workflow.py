@@ -41,7 +41,7 @@ def logged(smk):
 
 def write_summary(measure, paths: list[str], tables_dir: Path, figures_dir: Path, settings) -> None:
     """The workflow's summary of a measure: its runs' JSON `paths` tabulated (`Measure.tabulate`),
-    each table written in its formats (`Measure.table_formats`) under `tables_dir`, and its figures
+    each table written in its formats (`Measure.outputs`) under `tables_dir`, and its figures
     drawn under `figures_dir`. The measure says what its tables and figures are; this says where
     they go (the audit keeps them in memory)."""
     from ..io import read_json, write_table_formats
@@ -50,5 +50,5 @@ def write_summary(measure, paths: list[str], tables_dir: Path, figures_dir: Path
     tables = measure.tabulate(summaries, settings)
     for name, frame in tables.items():
         write_table_formats(frame, Path(tables_dir) / name,
-                            formats=measure.table_formats.get(name, ("csv", "md", "tex")))
+                            formats=measure.outputs.table_formats(name))
     measure.draw(summaries, tables, Path(figures_dir), settings)

@@ -200,7 +200,7 @@ def test_control_set_measures_run_summarise_and_give_evidence(tmp_path):
             runs.append(f"{out}.json")
         write_summary(m, runs, tables, tmp_path, settings)
         written = TableFolder(tables)
-        assert (tables / f"{name}.csv").exists() and m.summary_columns(written) is not None
+        assert (tables / f"{name}.csv").exists() and m.outputs.summary_columns(written) is not None
         evidence.append(m.evidence(written))
     risks = risk_table(pd.concat(evidence, ignore_index=True)).set_index("risk")
     # the synthetic data are the members themselves: every control-set attack beats its control

@@ -196,7 +196,7 @@ def test_summary_and_evidence_rest_on_the_member_excess(releases, population, si
     assert not risks.loc["population", "verdict"].startswith("at risk")  # the "at risk" is gone
     assert risks.loc["identity", "verdict"].startswith("at risk")
     assert risks.loc["no_holdout", "verdict"].startswith("at risk")  # fallback: RAPID against chance
-    summary = m.summary_columns(tables).set_index("generator")
+    summary = m.outputs.summary_columns(tables).set_index("generator")
     assert summary.loc["population", "rapid_verdict"].startswith("y_cat: beats chance")
     assert summary.loc["population", "rapid_member_verdict"] == f"y_cat: {NO_MEMBER_EXCESS}"
     assert summary.loc["identity", "rapid_member_excess"] > 0.2 and np.isnan(summary.loc["no_holdout",

@@ -127,11 +127,11 @@ def measure_job_results(name):
 
 
 def measure_tables(name):
-    return [f"{TABLES_DIR}/{table}.csv" for table in MEASURES[name].tables()]
+    return [f"{TABLES_DIR}/{table}.csv" for table in MEASURES[name].outputs.table_names(name)]
 
 
 def measure_figures(name):
-    return [f"{FIGURES_DIR}/{figure.stem}.png" for figure in MEASURES[name].figures(DATASETS)]
+    return [f"{FIGURES_DIR}/{figure.stem}.png" for figure in MEASURES[name].outputs.figure_files(name, DATASETS)]
 
 
 def all_measure_tables():
@@ -190,7 +190,7 @@ def report_figures():
 
 
 def report_tables():
-    names = ["summary", "risk"] + [table for measure in MEASURES.values() for table in measure.tables()]
+    names = ["summary", "risk"] + [table for name, measure in MEASURES.items() for table in measure.outputs.table_names(name)]
     names += ["rapid_simulation"] if rapid_simulation_target() else []
     names += [f"dp_{experiment}" for experiment in DP_EXPERIMENTS]
     names += ["epsilon_audit"] if epsilon_audit_targets() else []

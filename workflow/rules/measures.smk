@@ -50,7 +50,7 @@ for _measure in MEASURES.values():
             figures=[
                 report(f"results/figures/{f.stem}.png", category=_measure.title,
                        **({"caption": f"../report/{f.caption}"} if (f.caption or "").endswith(".rst") else {}))
-                for f in _measure.figures(DATASETS)
+                for f in _measure.outputs.figure_files(_measure.name, DATASETS)
             ],
         params:
             measure=_measure.name,
