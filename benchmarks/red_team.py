@@ -75,6 +75,8 @@ NULL = "cart_other"
 #: the issue's rule of a release the gold standard shows membership inference on: a member target
 #: whose per-target TPR at 1 % FPR (on fresh refits) has its Clopper-Pearson lower bound above 1 %
 SHOWN_FPR, SHOWN_TPR = 0.01, 0.01
+#: every membership attack's TPR columns, lowest FPR first (`synthrisk.measures.base.TPR_COLUMNS`)
+TPR_COLUMNS = ("tpr_at_1e-03", "tpr_at_1e-02", "tpr_at_1e-01")
 
 
 def spec_of(name: str, split: int) -> dict:
@@ -123,7 +125,7 @@ def run_one(dataset: str, split: int, name: str, commit: str) -> dict:
             "broken": broken, "shadow_fits": SHADOW_FITS.get(name, 400),
             "seconds": round(plain_seconds, 1), "seconds_in_hand": round(hand_seconds, 1),
             "attacks": json.dumps([{k: e.get(k) for k in ("measure", "attack", "value", "reference", "p_value",
-                                                          "n_identified", "tpr_at_1e-02", "tpr_at_1e-03")}
+                                                          "n_identified", *TPR_COLUMNS, "n_scored")}
                                    for e in hand.to_dict()["evidence"] if e["risk"] == "membership"]),
             "shadow_targets": json.dumps(_targets(hand)), "shadow_status": shadow.get("status")}
 
@@ -206,13 +208,57 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def markdown(table: pd.DataFrame) -> str:
+def attack_rows(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per dataset x generator x membership attack of the audit with the generator in hand:
+    the splits it ran in, how many it beat its reference in (p <= LEVEL on its own), and its TPR at
+    each low FPR pooled over the splits that recorded it (members flagged over members scored, with a
+    95 % Clopper-Pearson interval; the threshold of each split is read on its holdout)."""
+    from synthrisk.stats.proportions import clopper_pearson
+
+    rows = []
+    for _, run in runs.iterrows():
+        for attack in json.loads(run["attacks"]):
+            rows.append({"dataset": run["dataset"], "generator": run["generator"], "split": run["split"], **attack})
+    if not rows:
+        return pd.DataFrame()
+    attacks = pd.DataFrame(rows)
+    recorded = attacks["n_scored"] if "n_scored" in attacks else pd.Series(np.nan, index=attacks.index)
+    attacks = attacks.assign(n_scored=pd.to_numeric(recorded, errors="coerce"))  # the first runs did not record it
+    out = []
+    for (dataset, name, _, attack), part in attacks.groupby(["dataset", "generator", "measure", "attack"]):
+        row = {"dataset": dataset, "generator": name, "attack": attack, "splits": len(part),
+               "beats its reference": int((pd.to_numeric(part["p_value"], errors="coerce") <= LEVEL).sum())}
+        for column in TPR_COLUMNS:
+            read = part.dropna(subset=["n_scored"])
+            tpr = pd.to_numeric(read.get(column), errors="coerce") if column in read else pd.Series(dtype=float)
+            read, tpr = read[tpr.notna()], tpr[tpr.notna()]
+            n = int(read["n_scored"].round().sum())
+            label = f"TPR at FPR {100 * float(column.removeprefix('tpr_at_')):g} %"
+            if not n:
+                row[label] = "–"
+                continue
+            hits = int((tpr * read["n_scored"]).round().sum())
+            low, high = clopper_pearson(hits, n, 0.95)
+            row[label] = f"{hits / n:.3f} ({low:.3f}–{high:.3f}; {len(read)} splits)"
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def markdown(table: pd.DataFrame, attacks: pd.DataFrame | None = None) -> str:
     return (f"Audit revision {revision()}. Per dataset and generator: splits run of those planned; rates with 95 % Clopper–Pearson intervals. "
             "Broken: an attack that refits the generator finds the members (p ≤ 0.05 on its own) or names one. "
             "A member shown vulnerable (the issue's rule): a member target whose shadow-model TPR at 1 % FPR has its "
             "Clopper–Pearson lower bound above 1 % (never on the null, cart_other). "
             "False reassurance: of the broken releases, those the audit answers “yes” or reads membership below "
-            "its threshold.\n\n" + table.to_markdown(index=False) + "\n")
+            "its threshold.\n\n" + table.to_markdown(index=False) + "\n"
+            + ("" if attacks is None or attacks.empty else
+               "\nEvery membership attack of the audit with the generator in hand, per dataset and generator: the "
+               "splits it ran in, those it beat its reference in on its own (p ≤ 0.05), and its TPR at 0.1, 1 and 10 % "
+               "FPR pooled over the splits that recorded it (members flagged over members scored, 95 % Clopper–Pearson; "
+               "an attack without a per-member score has none; 0.1 % needs at least 1,000 holdout records scored). "
+               "A TPR near its FPR is chance. The shadow models' per-target TPRs are in the runs files "
+               "(`shadow_targets`) and the column “a member shown vulnerable” above.\n\n"
+               + attacks.to_markdown(index=False) + "\n"))
 
 
 #: the table before any job has run
@@ -223,7 +269,7 @@ def table_text(runs: pd.DataFrame) -> str:
     if runs.empty:
         return NO_RUNS.format(revision=revision(), jobs=SPLITS * len(DATASETS) * len(GENERATORS), splits=SPLITS, datasets=len(DATASETS),
                               generators=len(GENERATORS))
-    return markdown(summarise(runs))
+    return markdown(summarise(runs), attack_rows(runs))
 
 
 def main(argv=None) -> None:

@@ -11,6 +11,7 @@ so JAX compiles three models and reuses them.
 composed by dp-accounting's PLD accountant at the same delta; it is the ceiling no audit can pass.
 
     python -m synthrisk.epsilon_audit.validation --runs 200 --scales 1,0.577,0.1,0.05,0.02
+    python -m synthrisk.epsilon_audit.validation --runs 500 --scales 1 --epsilons 1,10 --statistics cells,focal
 
 prints, per noise scale, the audit's numbers and the wall time.
 """
@@ -90,18 +91,19 @@ def focal_statistic(spec: dict, data, schema):
 
 
 def audit_mst(noise_multiplier_scale: float, n_runs: int, confidence: float = CONFIDENCE,
-              noise_seed: int | None = None, statistic: str = "cells") -> AuditResult:
-    """The audit of MST at a noise scale; `noise_seed` makes every fit's noise reproducible (a test's
-    verdict then does not move between runs), without it the noise comes from the OS. `statistic`:
-    one of STATISTICS."""
+              noise_seed: int | None = None, statistic: str = "cells", epsilon: float = EPSILON) -> AuditResult:
+    """The audit of MST at its configured `epsilon` and a noise scale; `noise_seed` makes every fit's
+    noise reproducible (a test's verdict then does not move between runs), without it the noise
+    comes from the OS. `statistic`: one of STATISTICS."""
     data, schema = validation_data()
     canary = worst_case_canary(data, schema, make_generator(mst_spec()).bins)
-    spec = mst_spec(noise_multiplier_scale, noise_seed=noise_seed)
+    spec = mst_spec(noise_multiplier_scale, epsilon, noise_seed=noise_seed)
     if statistic not in STATISTICS:
         raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     chosen = focal_statistic(spec, data, schema) if statistic == "focal" else None
     return audit_generator(spec, data, schema, canary, n_runs, n_synthetic=SYNTHETIC_PER_RECORD * len(data),
-                           confidence=confidence, name=f"mst_noise_x{noise_multiplier_scale:g}", statistic=chosen)
+                           confidence=confidence, name=f"mst_eps{epsilon:g}_noise_x{noise_multiplier_scale:g}",
+                           statistic=chosen)
 
 
 def main(argv=None) -> None:
@@ -109,14 +111,16 @@ def main(argv=None) -> None:
     parser.add_argument("--runs", type=int, default=N_RUNS, help="fits per world (with / without the canary)")
     parser.add_argument("--scales", default=f"1,{CONTROL_SCALE:g}", help="noise multiplier scales, comma-separated")
     parser.add_argument("--statistics", default="cells", help=f"distinguishers, comma-separated, of {STATISTICS}")
+    parser.add_argument("--epsilons", default=f"{EPSILON:g}", help="MST's configured epsilons, comma-separated")
     args = parser.parse_args(argv)
     print("statistic,scale,actual_epsilon,nominal_epsilon,n_runs,threshold,false_positives,false_negatives,"
           "fpr_upper,fnr_upper,epsilon_lower,flagged,mean_without,mean_with,seconds", flush=True)
-    for statistic, scale in ((t, float(s)) for s in args.scales.split(",") for t in args.statistics.split(",")):
+    for epsilon, scale, statistic in ((float(e), float(s), t) for e in args.epsilons.split(",")
+                                      for s in args.scales.split(",") for t in args.statistics.split(",")):
         start = time.perf_counter()
-        result = audit_mst(scale, args.runs, statistic=statistic)
+        result = audit_mst(scale, args.runs, statistic=statistic, epsilon=epsilon)
         seconds = time.perf_counter() - start
-        print(f"{statistic},{scale:g},{actual_epsilon(mst_spec(scale)):.2f},{result.nominal_epsilon:g},"
+        print(f"{statistic},{scale:g},{actual_epsilon(mst_spec(scale, epsilon)):.2f},{result.nominal_epsilon:g},"
               f"{result.n_runs},{result.threshold:g},{result.false_positives},{result.false_negatives},"
               f"{result.fpr_upper:.4f},{result.fnr_upper:.4f},{result.epsilon_lower:.3f},{result.flagged},"
               f"{result.mean_count_without:.1f},{result.mean_count_with:.1f},{seconds:.0f}", flush=True)

@@ -57,6 +57,7 @@ import pandas as pd
 
 from ..data.schema import DatasetSchema
 from ..errors import ConfigError
+from ..mia.metrics import LOW_FPRS
 from ..settings import check, normalised
 
 # Risk types of the one-verdict-per-risk table, in the order the report shows them.
@@ -80,6 +81,8 @@ CRITERIA = {
 # `ci_low`/`ci_high`: the value's 95% interval; `effect_scale`: what (value - reference) is
 # multiplied by to give the attack's effect on the policy scale of `synthrisk.measures.policy`
 # (2 for an AUC or a share of 0.5 at chance: the advantage over chance; 1 for a rate over a floor);
+# `tpr_at_1e-03` ... `tpr_at_1e-01`: a membership attack's TPR at those FPRs (Carlini et al. 2022),
+# read on `n_scored` members (NaN for an attack without a per-member score);
 # `n_identified`: members the attack names with a controlled false-discovery rate (any makes the
 # risk at risk; 0 for an attack that names nobody); `named_by`: the attack whose per-person
 # evidence named the members an attack of another risk got right (`synthrisk.release_audit.named`;
@@ -89,9 +92,12 @@ CRITERIA = {
 # attack, a control set that is the holdout, a member excess), so that a holdout of another
 # population makes its verdict unreliable (default: true for membership).
 EVIDENCE_COLUMNS = ["dataset", "generator", "risk", "measure", "attack", "metric", "value", "reference",
-                    "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02", "tpr_at_1e-03", "detail",
+                    "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02", "tpr_at_1e-03", "tpr_at_1e-01",
+                    "n_scored", "detail",
                     "p_value", "effect_scale", "n_identified", "named_by", "unit", "reads_holdout"]
 
+#: the evidence's TPR columns, lowest FPR first
+TPR_COLUMNS = [f"tpr_at_{fpr}" for fpr in LOW_FPRS]
 
 #: What one run's attacks did to each attacked member (`MeasureResult.outcomes`), so that the audit
 #: reads people as data: the attack (as its evidence row names it), the member's row id, whether the

@@ -83,12 +83,10 @@ class Domias(Measure):
             "auc": lambda s: s["auc"], "ci_low": lambda s: s["auc_test"]["ci_low"],
             "ci_high": lambda s: s["auc_test"]["ci_high"],
             "beats": lambda s: _beats(s, settings.alpha), "p_value": lambda s: s["auc_test"]["p_value"],
-            "tpr_at_1e-02": lambda s: s["tpr_at_fpr"].get("1e-02"), "tpr_at_1e-03": lambda s: s["tpr_at_fpr"].get("1e-03"),
-            "auc_no_reference": lambda s: (s.get("no_reference") or {}).get("auc"),
+            **tabulate.TPR_FIELDS, "auc_no_reference": lambda s: (s.get("no_reference") or {}).get("auc"),
             "member_share": lambda s: s["member_share"]})
-        table = tabulate.over_seeds(runs, tabulate.PAIR, ["auc", "tpr_at_1e-02", "tpr_at_1e-03", "auc_no_reference",
-                                                           "member_share"], beats="beats", ci=("ci_low", "ci_high"),
-                                    p_value="p_value")
+        table = tabulate.over_seeds(runs, tabulate.PAIR, ["auc", *tabulate.TPR_MEANS, "auc_no_reference", "member_share"],
+                                    beats="beats", ci=("ci_low", "ci_high"), p_value="p_value")
         return {self.name: table}
 
     def evidence(self, tables) -> pd.DataFrame | None:
@@ -98,8 +96,7 @@ class Domias(Measure):
         return tabulate.evidence_rows(
             table, self.risk, self.name, ATTACK, "AUC", "auc_mean", 0.5,
             "reference: AUC 0.5 and TPR = FPR at 1e-2 (Mann-Whitney and beta-binomial tests, Holm); interval: "
-            "Hanley-McNeil, widest over seeds",
-            tpr_2="tpr_at_1e-02_mean", tpr_3="tpr_at_1e-03_mean", effect_scale=2.0)
+            "Hanley-McNeil, widest over seeds", effect_scale=2.0)
 
     # --- the steward's audit ---------------------------------------------------------------------
     def explain(self, row: dict) -> str:

@@ -69,10 +69,7 @@ class Ensemble(Exposure):
         judged = judge_scores(scores[is_member], scores[~is_member], settings.fdr)
         ids = (data.members[ROW_ID].to_numpy()[positions[is_member]],
                data.holdout[ROW_ID].to_numpy()[positions[~is_member] - m])
-        summary = {"auc": judged.auc, "auc_p_value": judged.p_value, "auc_ci_low": judged.ci_low,
-                   "auc_ci_high": judged.ci_high, "n_members": int(is_member.sum()),
-                   "n_calibration": int((~is_member).sum()), "fdr": settings.fdr,
-                   "n_identified": int(judged.named.sum()), "min_named": judged.min_named, **facts}
+        summary = {**judged.to_json(settings.fdr), **facts}
         records = member_records(ids[0], ids[1], np.r_[scores[is_member], scores[~is_member]], judged)
         return MeasureResult(summary, records, named_outcomes(records, self.attack))
 

@@ -93,9 +93,9 @@ class Exposure(Measure):
         runs = tabulate.collect_runs(summaries, {
             "auc": lambda s: s["auc"], "ci_low": lambda s: s["auc_ci_low"], "ci_high": lambda s: s["auc_ci_high"],
             "p_value": lambda s: s["auc_p_value"], "beats": lambda s: s["auc_p_value"] < 0.05,
-            "n_identified": lambda s: s["n_identified"], "min_named": lambda s: s["min_named"]})
-        table = tabulate.over_seeds(runs, tabulate.PAIR, ["auc", "n_identified", "min_named"], beats="beats",
-                                    ci=("ci_low", "ci_high"), p_value="p_value")
+            "n_identified": lambda s: s["n_identified"], "min_named": lambda s: s["min_named"], **tabulate.TPR_FIELDS})
+        table = tabulate.over_seeds(runs, tabulate.PAIR, ["auc", "n_identified", "min_named", *tabulate.TPR_MEANS],
+                                    beats="beats", ci=("ci_low", "ci_high"), p_value="p_value")
         if "n_identified" in runs:
             # Named in every seed (the least over seeds): each seed's naming is its own release's.
             fewest = runs[runs["status"] == "ok"].groupby(tabulate.PAIR)["n_identified"].min().rename("n_identified_min")

@@ -65,10 +65,7 @@ class MamaMia(Exposure):
         scores = mama_mia.scores(real.iloc[: m + n], data.synthetic[columns], real, domain, focal)
         judged = judge_scores(scores[:m], scores[m:], settings.fdr)
         ids = [f[ROW_ID].to_numpy() for f in (data.members, data.holdout)]
-        summary = {"auc": judged.auc, "auc_p_value": judged.p_value, "auc_ci_low": judged.ci_low,
-                   "auc_ci_high": judged.ci_high, "n_members": m, "n_calibration": n, "fdr": settings.fdr,
-                   "n_identified": int(judged.named.sum()), "min_named": judged.min_named,
-                   "epsilon": generator.epsilon, "runs": settings.runs,
+        summary = {**judged.to_json(settings.fdr), "epsilon": generator.epsilon, "runs": settings.runs,
                    "threshold_share": mama_mia.threshold_share(generator.epsilon),
                    "focal_points": [{"pair": list(pair), "weight": w, "kept": pair in focal}
                                     for pair, w in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))]}

@@ -177,7 +177,8 @@ class Rapid(Measure):
             "ci_high": np.where(member, column("member_excess_ci_high_max"), table["ci_high_max"]),
             "n_seeds": table["n_seeds"],
             "n_seeds_beating": np.where(member, column("n_seeds_member_excess"), table["n_seeds_beating_chance"]),
-            "tpr_at_1e-02": np.nan, "tpr_at_1e-03": np.nan, "detail": detail,
+            "tpr_at_1e-02": np.nan, "tpr_at_1e-03": np.nan, "tpr_at_1e-01": np.nan, "n_scored": np.nan,
+            "detail": detail,
             "p_value": np.where(member, column("member_excess_p_value_merged"), column("p_value_max")),
             "effect_scale": 1.0, "n_identified": 0, "named_by": "",
             # the run of this attacker x attribute holds its records; the member excess reads the

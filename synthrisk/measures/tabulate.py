@@ -9,9 +9,15 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from ..mia.metrics import LOW_FPRS
 from ..stats.multiple_testing import merged_p_value
 
 PAIR = ["dataset", "generator"]
+#: the fields of a membership attack's run summary (its `tpr_at_fpr` and `n_members`) that carry its
+#: TPRs at the low FPRs into the evidence (`collect_runs` fields; `over_seeds` means of TPR_MEANS)
+TPR_FIELDS = {**{f"tpr_at_{fpr}": (lambda s, fpr=fpr: (s.get("tpr_at_fpr") or {}).get(fpr)) for fpr in LOW_FPRS},
+              "n_members": lambda s: s.get("n_members")}
+TPR_MEANS = list(TPR_FIELDS)
 
 
 def collect_runs(summaries: list[dict], fields: dict[str, Callable[[dict], object]],
@@ -67,11 +73,13 @@ def _status(group: pd.DataFrame) -> str:
 
 
 def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: str, value: str,
-                  reference, detail: str, tpr_2=np.nan, tpr_3=np.nan, p_value="p_value_merged",
-                  effect_scale: float = 1.0) -> pd.DataFrame:
-    """EVIDENCE_COLUMNS rows from an over-seeds table (ok rows only); `reference`, `tpr_2`, `tpr_3`
-    and `p_value` are numbers or names of columns of `table`."""
+                  reference, detail: str, p_value="p_value_merged", effect_scale: float = 1.0) -> pd.DataFrame:
+    """EVIDENCE_COLUMNS rows from an over-seeds table (ok rows only); `reference` and `p_value` are
+    numbers or names of columns of `table`. A membership attack's TPRs at the low FPRs and the
+    members they are read on come from the table's `tpr_at_{fpr}_mean` and `n_members_mean` (the
+    runs' `tpr_at_{fpr}` and `n_members` over seeds), NaN where it has none."""
     table = table[table["n_seeds"] > 0]
+    has_tpr = any(f"tpr_at_{fpr}_mean" in table for fpr in LOW_FPRS)
 
     def column_or_value(x):
         return table[x] if isinstance(x, str) else x
@@ -82,6 +90,7 @@ def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: 
         "value": table[value], "reference": column_or_value(reference),
         "ci_low": table.get("ci_low_min", np.nan), "ci_high": table.get("ci_high_max", np.nan),
         "n_seeds": table["n_seeds"], "n_seeds_beating": table["n_seeds_beating"],
-        "tpr_at_1e-02": column_or_value(tpr_2), "tpr_at_1e-03": column_or_value(tpr_3), "detail": detail,
+        **{f"tpr_at_{fpr}": table.get(f"tpr_at_{fpr}_mean", np.nan) for fpr in LOW_FPRS},
+        "n_scored": table.get("n_members_mean", np.nan) if has_tpr else np.nan, "detail": detail,
         "p_value": (table[p_value] if p_value in table else np.nan) if isinstance(p_value, str) else p_value,
         "effect_scale": effect_scale, "n_identified": 0, "named_by": ""})

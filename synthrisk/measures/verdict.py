@@ -40,7 +40,8 @@ PAIR = ["dataset", "generator"]
 RISK_COLUMNS = PAIR + ["risk", "level", "verdict", "attack", "measure", "metric", "value", "reference", "excess",
                        "ci_low", "ci_high", "p_value", "p_holm", "effect", "effect_low", "effect_high", "threshold",
                        "alpha", "audit_alpha", "detectable_effect", "decide_factor", "beats", "n_identified",
-                       "named_by", "n_seeds_beating", "n_seeds", "tpr_at_1e-02", "tpr_at_1e-03", "n_attacks", "n_attacks_beating",
+                       "named_by", "n_seeds_beating", "n_seeds", "tpr_at_1e-02", "tpr_at_1e-03", "tpr_at_1e-01",
+                       "n_scored", "n_attacks", "n_attacks_beating",
                        "detail", "unit", "reads_holdout"]
 Z95 = float(norm.ppf(0.975))
 
@@ -238,12 +239,13 @@ def verdict_columns(risks: pd.DataFrame) -> pd.DataFrame | None:
 
 #: the evidence columns that hold numbers
 NUMERIC_EVIDENCE = ["value", "reference", "ci_low", "ci_high", "n_seeds", "n_seeds_beating", "tpr_at_1e-02",
-                    "tpr_at_1e-03", "p_value", "effect_scale", "n_identified"]
+                    "tpr_at_1e-03", "tpr_at_1e-01", "n_scored", "p_value", "effect_scale", "n_identified"]
 #: evidence columns a measure (a plug-in written before them, say) may leave out, with their defaults:
 #: no p-value (the verdict then derives one from the interval), an effect on the value's own scale,
 #: and nobody identified (`named_by`: the attack whose per-person evidence named the members an
 #: attack of another risk got right, `synthrisk.release_audit.named`; empty when it names them itself)
-OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0, "n_identified": 0, "named_by": "", "unit": ""}
+OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0, "n_identified": 0, "named_by": "", "unit": "",
+                     "tpr_at_1e-01": float("nan"), "n_scored": float("nan")}
 
 
 def with_defaults(evidence: pd.DataFrame) -> pd.DataFrame:

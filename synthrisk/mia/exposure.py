@@ -46,7 +46,7 @@ from ..data.split import ROW_ID, row_ids
 from ..errors import DataError
 from ..stats.multiple_testing import benjamini_hochberg
 from .gower import GowerSpace, k_nearest, nearest_others
-from .metrics import auc_against_chance
+from .metrics import auc_against_chance, tpr_at_fpr
 from .rare_copies import RareCopies, count_test
 
 #: the exposure score's floor on distances, as a share of one column's mismatch in Gower distance
@@ -77,11 +77,14 @@ class ExposureResult:
     #: the rare-copies test and the level it names at (None: not run)
     rare_level: float | None = None
     rare: RareCopies | None = field(default=None, repr=False)
+    #: the score's TPR at each low FPR the holdout resolves (`synthrisk.mia.metrics.LOW_FPRS`)
+    tpr_at_fpr: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {"auc": self.auc, "auc_p_value": self.auc_p_value, "auc_ci_low": self.auc_ci_low,
                 "auc_ci_high": self.auc_ci_high, "n_members": self.n_members, "n_calibration": self.n_calibration,
                 "fdr": self.fdr, "n_identified": self.n_identified, "min_named": self.min_named,
+                "tpr_at_fpr": self.tpr_at_fpr,
                 "score_rule": SCORE_RULE, "epsilon_share": EPSILON_SHARE,
                 "calibration": "the holdout records (the records the generator never saw)",
                 "n_named_conformal": self.n_named_conformal, "rare_level": self.rare_level,
@@ -135,6 +138,16 @@ class Judgement:
     member_p_values: np.ndarray
     named: np.ndarray
     min_named: int
+    #: the holdout records the members were read against
+    n_calibration: int
+    #: the score's TPR at each low FPR (`synthrisk.mia.metrics.LOW_FPRS`) the holdout resolves
+    tpr_at_fpr: dict[str, float]
+
+    def to_json(self, fdr: float) -> dict:
+        """The summary keys every attack read this way shares (its measure adds its own)."""
+        return {"auc": self.auc, "auc_p_value": self.p_value, "auc_ci_low": self.ci_low, "auc_ci_high": self.ci_high,
+                "n_members": len(self.named), "n_calibration": self.n_calibration, "fdr": fdr,
+                "n_identified": int(self.named.sum()), "min_named": self.min_named, "tpr_at_fpr": self.tpr_at_fpr}
 
 
 def judge_scores(member_scores, holdout_scores, fdr: float) -> Judgement:
@@ -150,7 +163,7 @@ def judge_scores(member_scores, holdout_scores, fdr: float) -> Judgement:
     auc = float(roc_auc_score(np.r_[np.ones(m), np.zeros(n)], np.r_[members, holdout]))
     test = auc_against_chance(auc, m, n)
     return Judgement(auc, test["p_value"], test["ci_low"], test["ci_high"], p_values, named,
-                     int(np.ceil(m / (fdr * (n + 1)))))
+                     int(np.ceil(m / (fdr * (n + 1)))), n, tpr_at_fpr(members, holdout))
 
 
 def _typed(frame: pd.DataFrame, schema: DatasetSchema, what: str) -> pd.DataFrame:
@@ -190,7 +203,8 @@ def exposure(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFra
     return ExposureResult(auc=judged.auc, auc_p_value=judged.p_value, auc_ci_low=judged.ci_low,
                           auc_ci_high=judged.ci_high, n_members=m, n_calibration=n, fdr=fdr,
                           n_identified=int(named.sum()), min_named=judged.min_named, records=records,
-                          n_named_conformal=int(judged.named.sum()), rare_level=rare_level, rare=rare)
+                          n_named_conformal=int(judged.named.sum()), rare_level=rare_level, rare=rare,
+                          tpr_at_fpr=judged.tpr_at_fpr)
 
 
 def with_rare_copies(records: pd.DataFrame, rare: RareCopies, level: float) -> pd.DataFrame:

@@ -13,10 +13,9 @@ import pandas as pd
 
 from ..figures import save, subplots
 from ..stats.multiple_testing import holm_rejects, merged_p_value
-from .metrics import auc_against_chance, naive_f1, relative_f1, tpr_against_chance
+from .metrics import LOW_FPRS, auc_against_chance, naive_f1, relative_f1, tpr_against_chance
 
 PAIR = ["dataset", "generator"]
-LOW_FPRS = ("1e-03", "1e-02", "1e-01")  # the MIA table's TPR columns, lowest first
 ALPHA = 0.05  # level of the tests against chance (Holm over the run's attacks and statistics)
 TESTED_FPR = "1e-02"  # the low FPR whose TPR is tested against chance next to the AUC
 
@@ -91,7 +90,7 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean (and sd) over seeds per dataset x generator x attack; the τ rule and the attack set's
     member share (achieved and target) next to every F1."""
     metrics = ["auc", "f1", "f1_relative", "precision", "recall", "tau", "tpr_at_1e-01", "tpr_at_1e-02",
-               "tpr_at_1e-03"]
+               "tpr_at_1e-03", "n_members"]
     keys = ["dataset", "generator", "attack"]
     total = runs[runs["attack"] == "kde_true"].groupby(["dataset", "generator"])["seed"].count().rename("n_runs")
     ok = runs[runs["status"] == "ok"]

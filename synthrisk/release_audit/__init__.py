@@ -44,10 +44,11 @@ def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = N
     measures = audit_measures(policy, shadow_fits, generator)
     for note in data.notes:
         say(f"note: {note}")
+    inputs = input_table(data)
     runs = run_measures(data, measures, bar, say, generator=generator)
     say("summarising")
     found = summarise(runs, measures, policy)
-    found = found._replace(tables={**found.tables, INPUT_TABLE: input_table(data)})
+    found = found._replace(tables={**found.tables, INPUT_TABLE: inputs})
     with rendered() as figures:
         page.draw(runs, measures, found, Path("figures"))
     result = report.build(data, runs, measures, found, time.perf_counter() - start, policy, generator)

@@ -10,9 +10,11 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from ..measures.base import TPR_COLUMNS
 from ..report.html import data_uri, frame_html
 from ..report.summary import plot_evidence
 from ..report.verdicts import LEVEL_CSS, level_class, verdict_matrix_html
+from ..stats.proportions import clopper_pearson
 from .explain import MIN_SUBGROUP
 from .run import DATASET, RELEASE
 
@@ -70,10 +72,25 @@ def _reported(measures: list[dict]) -> list[dict]:
     return out
 
 
+#: the evidence's TPR columns, with the FPR each is read at as the page labels it
+TPR_LABELS = {column: f"TPR at FPR {100 * float(column.removeprefix('tpr_at_')):g} %" for column in TPR_COLUMNS}
+
+
+def tpr_with_interval(tpr, n_scored) -> str:
+    """A TPR with its 95 % Clopper-Pearson interval over the members it was read on ("–": none)."""
+    if tpr is None or pd.isna(tpr) or n_scored is None or pd.isna(n_scored) or n_scored < 1:
+        return "–"
+    n = int(round(n_scored))
+    low, high = clopper_pearson(int(round(tpr * n)), n, 0.95)
+    return f"{tpr:.3f} ({low:.3f}–{high:.3f})"
+
+
 def _evidence_table(evidence: list[dict]) -> str:
     columns = ["risk", "measure", "attack", "metric", "value", "reference", "ci_low", "ci_high", "n_seeds_beating"]
     frame = pd.DataFrame(evidence, columns=columns).rename(columns={"n_seeds_beating": "beats reference"})
     frame["beats reference"] = frame["beats reference"].map(lambda v: "yes" if v else "no")
+    for column, label in TPR_LABELS.items():
+        frame[label] = [tpr_with_interval(e.get(column), e.get("n_scored")) for e in evidence]
     return frame_html(frame, table_id="evidence")
 
 

@@ -69,7 +69,8 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
             "beats": bool(row["beats"]), "n_identified": int(row["n_identified"] or 0),
             "identified": named.identified(row, outcomes, people),
             "strongest_attack": {k: row[k] for k in ("attack", "measure", "metric", "value", "reference", "excess",
-                                                     "ci_low", "ci_high", "tpr_at_1e-02", "tpr_at_1e-03", "detail")},
+                                                     "ci_low", "ci_high", "tpr_at_1e-02", "tpr_at_1e-03", "tpr_at_1e-01",
+                                                     "n_scored", "detail")},
             "n_attacks": row["n_attacks"], "n_attacks_beating": row["n_attacks_beating"], "measures": names,
             # Subgroups of an attack that does not beat its reference would rank noise.
             "subgroups": (explain.subgroups(mine, data.members, data.schema)

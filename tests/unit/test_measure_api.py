@@ -75,6 +75,32 @@ def test_records_the_generator_never_saw_are_not_a_membership_risk(split, adult_
     assert found.level != LEVELS["at_risk"], found.verdict
 
 
+#: the membership measures whose attacks score every member and holdout record
+SCORING = ["mia", "domias", "exposure", "mama_mia", "ensemble"]
+
+
+@pytest.mark.parametrize("name", SCORING)
+def test_a_scoring_membership_attack_reads_its_tpr_at_three_low_fprs(copies, split, adult_schema, name):
+    """Carlini et al. (2022): TPR at FPR 0.1 %, 1 % and 10 %, read on the members scored. On the
+    training records themselves an attack that sees the release as a copy flags most members at 10 %
+    FPR; at 350 holdout records 0.1 % is not resolved (one false positive is 0.3 %), so it is NaN."""
+    from synthrisk.measures.base import TPR_COLUMNS
+
+    rows = copies[name].evidence
+    assert set(TPR_COLUMNS) | {"n_scored"} <= set(rows)
+    assert rows["tpr_at_1e-03"].isna().all()
+    assert rows["tpr_at_1e-01"].between(0, 1).all() and rows["tpr_at_1e-02"].between(0, 1).all()
+    assert (rows["tpr_at_1e-02"] <= rows["tpr_at_1e-01"]).all()
+    assert (rows["n_scored"] > 0).all() and (rows["n_scored"] <= 350).all()
+    if name in ("mia", "exposure"):  # they read the release's distance to each record: copies are nearest
+        assert rows["tpr_at_1e-01"].max() > 0.5
+
+
+def test_an_attack_without_a_per_member_score_reports_no_tpr(copies):
+    rows = copies["dcr"].evidence
+    assert rows["tpr_at_1e-01"].isna().all() and rows["n_scored"].isna().all()
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_measure_returns_one_result_type(copies, name):
     found = copies[name]

@@ -172,11 +172,13 @@ def test_evidence_rows_read_named_columns_and_numbers():
     from synthrisk.measures.tabulate import evidence_rows
 
     table = pd.DataFrame({"dataset": ["a"], "generator": ["g"], "auc_mean": [0.6], "n_seeds": [2],
-                          "n_seeds_beating": [2], "tpr_at_1e-02_mean": [0.05]})
-    rows = evidence_rows(table, "membership", "m", "attack", "AUC", "auc_mean", 0.5, "d",
-                         tpr_2="tpr_at_1e-02_mean")
+                          "n_seeds_beating": [2], "tpr_at_1e-02_mean": [0.05], "n_members_mean": [400]})
+    rows = evidence_rows(table, "membership", "m", "attack", "AUC", "auc_mean", 0.5, "d")
     assert rows["tpr_at_1e-02"].tolist() == [0.05] and rows["reference"].tolist() == [0.5]
-    assert rows["tpr_at_1e-03"].isna().all()
+    assert rows["tpr_at_1e-03"].isna().all() and rows["n_scored"].tolist() == [400]
+    # a table without TPRs reads no members for them
+    assert evidence_rows(table.drop(columns="tpr_at_1e-02_mean"), "membership", "m", "attack", "AUC", "auc_mean",
+                         0.5, "d")["n_scored"].isna().all()
 
 
 def test_control_set_measures_run_summarise_and_give_evidence(tmp_path):
