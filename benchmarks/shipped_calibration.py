@@ -105,10 +105,12 @@ def load_plan(path: Path = PLAN) -> dict[str, dict]:
 def primary_family(cells: dict, audit: int | None = None) -> int:
     """The size of the primary family, fixed by the plan: one per-audit "at risk" rate per null
     release of every cell of one audit revision (each revision is its own study; None: the largest
-    revision's family, the widest the plan has)."""
+    revision's family, the widest the plan has), except cells marked `secondary: true` (added to a
+    revision's plan after its primary family was fixed: their rates are secondary, at 95 %)."""
     if audit is None:
         return max((primary_family(cells, r) for r in {revision(c) for c in cells.values()}), default=0)
-    return sum(1 for cell in cells.values() if revision(cell) == audit for kind in cell["releases"] if kind in NULLS)
+    return sum(1 for cell in cells.values() if revision(cell) == audit and not cell.get("secondary")
+               for kind in cell["releases"] if kind in NULLS)
 
 
 def audit_rows(members, holdout, release, schema, kind: str) -> tuple[list[dict], str]:
@@ -257,7 +259,7 @@ def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
                "kind": "null" if release in NULLS else "positive control", "risk": risk, "splits": splits,
                "planned": int(cells.get(cell, {}).get("splits", 0)), "refused": int(refused.get(cell, 0)),
                "commits": commits.get(cell, ""),
-               "primary": release in NULLS and risk == AUDIT,
+               "primary": release in NULLS and risk == AUDIT and not cells.get(cell, {}).get("secondary"),
                "at_risk": int((part["level"] == "at risk").sum()),
                # naming: the splits naming anyone, and the mean false-discovery proportion (V / max(R, 1))
                "named": int((part["n_identified"].fillna(0) > 0).sum()),
