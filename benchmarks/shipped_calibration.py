@@ -33,9 +33,10 @@ answer; the audit's row counts the people named under any risk.
 The summary: per cell and release, per risk the share of splits at risk, below the threshold and
 inconclusive, and per audit the share with any risk at risk and the share answering yes, each with
 a Clopper-Pearson interval. The primary family, fixed by the plan before any run, is the per-audit
-"at risk" rate of every null release of every cell: its intervals are Bonferroni-adjusted over
-that family's planned size (`primary_family`), so that all of them hold together at 95 %; every
-other rate is secondary, with its own 95 % interval. Refused splits (the audit's input checks) are
+"at risk" rate of every null release of every cell (except a cell marked `secondary: true`, planned
+after its revision's family was fixed): its intervals are Bonferroni-adjusted over that family's
+planned size (`primary_family`), so that all of them hold together at 95 %; every other rate is
+secondary, with its own 95 % interval. The audit quotes no secondary cell. Refused splits (the audit's input checks) are
 counted per cell, never dropped silently.
 """
 
@@ -81,8 +82,9 @@ def revision(cell: dict) -> int:
 
 def fingerprint(cell: dict) -> str:
     """What fixes a cell before it runs: its dataset, size, releases, seed, number of splits and (after
-    revision 1) the audit revision it calibrates."""
+    revision 1) the audit revision it calibrates, and whether it is secondary."""
     keys = ("dataset", "n", "releases", "splits", "seed") + (("audit",) if revision(cell) != 1 else ())
+    keys += ("secondary",) if cell.get("secondary") else ()  # marking a cell secondary changes the family
     text = json.dumps({k: cell[k] for k in keys}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
@@ -259,6 +261,7 @@ def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
                "kind": "null" if release in NULLS else "positive control", "risk": risk, "splits": splits,
                "planned": int(cells.get(cell, {}).get("splits", 0)), "refused": int(refused.get(cell, 0)),
                "commits": commits.get(cell, ""),
+               "secondary": bool(cells.get(cell, {}).get("secondary")),
                "primary": release in NULLS and risk == AUDIT and not cells.get(cell, {}).get("secondary"),
                "at_risk": int((part["level"] == "at risk").sum()),
                # naming: the splits naming anyone, and the mean false-discovery proportion (V / max(R, 1))
@@ -272,7 +275,8 @@ def summarise(runs: pd.DataFrame, cells: dict) -> pd.DataFrame:
             row["inconclusive"] = int((part["level"] == "inconclusive").sum())
         groups.append(row)
     table = pd.DataFrame(groups, columns=["cell", "audit", "dataset", "n", "release", "kind", "risk", "splits", "planned",
-                                          "refused", "commits", "primary", "at_risk", "below", "inconclusive", "yes", "named",
+                                          "refused", "commits", "secondary", "primary", "at_risk", "below", "inconclusive",
+                                          "yes", "named",
                                           "fdp"])
     confidence = {audit: 1 - 0.05 / max(primary_family(cells, audit), 1) for audit in set(table["audit"])}
     for column in ("at_risk", "below", "yes", "named"):
@@ -356,13 +360,14 @@ def planned_widths(cells: dict) -> str:
     family (the null releases' per-audit at-risk rates, Bonferroni over its planned size) and for a
     secondary rate at 95 %, the upper end of the interval at 0 events, and the interval at 1 % and at
     50 % (power)."""
-    confidence = 1 - 0.05 / max(primary_family(cells), 1)
+    primary = 1 - 0.05 / max(primary_family(cells), 1)
     lines = [f"Primary family (per audit revision, the largest): {primary_family(cells)} rates, each at "
-             f"{100 * confidence:.3f} %.", "",
+             f"{100 * primary:.3f} %; a secondary cell's at 95 %.", "",
              "| cell | splits | primary: upper end at 0 | primary: at 1 % | secondary: at 50 % |",
              "|---|---|---|---|---|"]
     for name, cell in cells.items():
         m = int(cell["splits"])
+        confidence = 0.95 if cell.get("secondary") else primary
         zero = clopper_pearson(0, m, confidence)[1]
         one = clopper_pearson(int(round(0.01 * m)), m, confidence)
         half = clopper_pearson(m // 2, m, 0.95)

@@ -82,7 +82,8 @@ CRITERIA = {
 # multiplied by to give the attack's effect on the policy scale of `synthrisk.measures.policy`
 # (2 for an AUC or a share of 0.5 at chance: the advantage over chance; 1 for a rate over a floor);
 # `tpr_at_1e-03` ... `tpr_at_1e-01`: a membership attack's TPR at those FPRs (Carlini et al. 2022),
-# read on `n_scored` members (NaN for an attack without a per-member score);
+# read on `n_scored` members (per seed; means over seeds in the workflow; NaN for an attack without
+# a per-member score);
 # `n_identified`: members the attack names with a controlled false-discovery rate (any makes the
 # risk at risk; 0 for an attack that names nobody); `named_by`: the attack whose per-person
 # evidence named the members an attack of another risk got right (`synthrisk.release_audit.named`;

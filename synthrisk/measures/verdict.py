@@ -33,7 +33,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from ..stats.multiple_testing import holm_adjusted
-from .base import EVIDENCE_COLUMNS, RISKS
+from .base import EVIDENCE_COLUMNS, RISKS, TPR_COLUMNS
 from .policy import ANSWERS, LEVELS, Policy
 
 PAIR = ["dataset", "generator"]
@@ -242,10 +242,11 @@ NUMERIC_EVIDENCE = ["value", "reference", "ci_low", "ci_high", "n_seeds", "n_see
                     "tpr_at_1e-03", "tpr_at_1e-01", "n_scored", "p_value", "effect_scale", "n_identified"]
 #: evidence columns a measure (a plug-in written before them, say) may leave out, with their defaults:
 #: no p-value (the verdict then derives one from the interval), an effect on the value's own scale,
-#: and nobody identified (`named_by`: the attack whose per-person evidence named the members an
-#: attack of another risk got right, `synthrisk.release_audit.named`; empty when it names them itself)
+#: nobody identified (`named_by`: the attack whose per-person evidence named the members an attack of
+#: another risk got right, `synthrisk.release_audit.named`; empty when it names them itself), and no
+#: TPR at the low FPRs (an attack without a per-member score)
 OPTIONAL_EVIDENCE = {"p_value": float("nan"), "effect_scale": 1.0, "n_identified": 0, "named_by": "", "unit": "",
-                     "tpr_at_1e-01": float("nan"), "n_scored": float("nan")}
+                     **dict.fromkeys(TPR_COLUMNS, float("nan")), "n_scored": float("nan")}
 
 
 def with_defaults(evidence: pd.DataFrame) -> pd.DataFrame:

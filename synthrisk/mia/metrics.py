@@ -46,21 +46,24 @@ LOW_FPRS = ("1e-03", "1e-02", "1e-01")
 
 def tpr_at_levels(fpr: np.ndarray, tpr: np.ndarray, n_non_members: int) -> dict[str, float]:
     """The largest TPR of a ROC curve reachable with FPR <= each level that n non-members resolve
-    (`fpr_levels`), keyed as LOW_FPRS ("1e-02"); no interpolation below 1/n."""
+    (`fpr_levels`), keyed as LOW_FPRS ("1e-02"); no interpolation below 1/n. The curve must keep
+    every threshold (`roc_curve(..., drop_intermediate=False)`): a point dropped for lying on a
+    straight segment of tied scores can be the one reachable at a level."""
     return {f"{level:.0e}": float(tpr[fpr <= level + 1e-15].max()) for level in fpr_levels(n_non_members)}
 
 
 def tpr_at_fpr(member_scores, non_member_scores) -> dict[str, float]:
     """`tpr_at_levels` of a score (higher = more likely a member) on members and non-members."""
     members, others = np.asarray(member_scores, dtype=float), np.asarray(non_member_scores, dtype=float)
-    fpr, tpr, _ = roc_curve(np.r_[np.ones(len(members)), np.zeros(len(others))], np.r_[members, others])
+    fpr, tpr, _ = roc_curve(np.r_[np.ones(len(members)), np.zeros(len(others))], np.r_[members, others],
+                            drop_intermediate=False)
     return tpr_at_levels(fpr, tpr, len(others))
 
 
 def score_metrics(y_true: np.ndarray, score: np.ndarray, max_points: int = 300) -> dict:
     """Threshold-free metrics of a membership score (higher = more likely a member)."""
     n_members, n_non = int(np.sum(y_true)), int(np.sum(1 - y_true))
-    fpr, tpr, _ = roc_curve(y_true, score)
+    fpr, tpr, _ = roc_curve(y_true, score, drop_intermediate=False)
     tpr_at = tpr_at_levels(fpr, tpr, n_non)
     keep = _thin(fpr, max_points)
     return {"auc": float(roc_auc_score(y_true, score)), "tpr_at_fpr": tpr_at,

@@ -396,3 +396,27 @@ def test_attack_set_cap_scores_a_sample_at_the_same_share_and_says_so(with_ids, 
     assert capped.summary["n_attack"] == 600 and capped.summary["subsample_note"] in capped.summary["design_notes"]
     with pytest.raises(ConfigError, match="max_attack"):
         _identity_attack(with_ids, sim_schema, max_attack=3, **kwargs)
+
+
+def test_tpr_at_a_low_fpr_is_the_largest_reachable_even_on_tied_scores():
+    """Against a count of members above each threshold: two tie groups on one straight ROC segment
+    used to lose the corner between them (roc_curve drops collinear points by default)."""
+    from synthrisk.mia.metrics import score_metrics, tpr_at_fpr
+
+    members = np.r_[3, 3, 2, 2, 1, 1, np.zeros(994)]
+    others = np.r_[3, 2, 1, np.full(197, -1.0)]
+    rng = np.random.default_rng(3)
+
+    def brute(m, o, level):
+        thresholds = np.unique(np.r_[m, o, np.inf])
+        reachable = [np.mean(m >= t) for t in thresholds if np.mean(o >= t) <= level + 1e-15]
+        return max(reachable)
+
+    for m, o in [(members, others), (rng.integers(0, 5, 300).astype(float), rng.integers(0, 4, 1000).astype(float))]:
+        found = tpr_at_fpr(m, o)
+        assert set(found) == {f"{level:.0e}" for level in (0.1, 0.01, 0.001) if level >= 1 / len(o) - 1e-15}
+        for key, tpr in found.items():
+            assert tpr == pytest.approx(brute(m, o, float(key)))
+        y = np.r_[np.ones(len(m)), np.zeros(len(o))]
+        assert score_metrics(y, np.r_[m, o])["tpr_at_fpr"] == found
+    assert tpr_at_fpr(members, others)["1e-02"] == pytest.approx(0.004)

@@ -127,6 +127,47 @@ def test_the_audit_quotes_its_calibration_beside_its_answer_only_under_the_defau
     assert f"calibration of revision {AUDIT_REVISION - 1}" in earlier
 
 
+def test_a_secondary_cell_stays_out_of_the_primary_family_and_out_of_the_audits_quote(study):
+    """A cell planned after its revision's primary family was fixed: the family's size and level do not
+    move, marking it changes its fingerprint (so it cannot be flipped after its runs began), its rates
+    are at 95 %, and the audit never quotes it (its size would otherwise be the nearest for some files)."""
+    from synthrisk.measures.calibrated_power import AUDIT_REVISION, release_statement
+    from synthrisk.measures.policy import Policy
+
+    first = {"audit": 4, "dataset": "adult", "n": 1000, "releases": ["second_holdout", "cart"], "splits": 200, "seed": 1}
+    later = {"audit": 4, "dataset": "adult", "n": 3000, "releases": ["second_holdout", "cart"], "splits": 50, "seed": 2}
+    assert study.primary_family({"a": first}, 4) == 2
+    assert study.primary_family({"a": first, "b": {**later, "secondary": True}}, 4) == 2
+    assert study.primary_family({"a": first, "b": later}, 4) == 4
+    assert study.fingerprint({**later, "secondary": True}) != study.fingerprint(later)
+    assert study.fingerprint({**later, "secondary": False}) == study.fingerprint(later)
+    assert "| b | 50 | 7.1 % |" in study.planned_widths({"a": first, "b": {**later, "secondary": True}})
+    rows = pd.DataFrame({"audit": [AUDIT_REVISION] * 2, "dataset": ["adult"] * 2, "n": [1000, 3000],
+                         "release": ["cart", "cart"], "null": [True, True], "secondary": [False, True],
+                         "splits": [200, 50], "planned": [200, 50], "at_risk": [0, 0], "at_risk_rate": [0.0, 0.0],
+                         "at_risk_high": [0.028, 0.071], "yes": [5, 30], "yes_rate": [0.025, 0.6], "named": [0, 0],
+                         "fdp": [0.0, 0.0]})
+    said = release_statement(3000, Policy(), rows)
+    assert "at 1,000 training records per split" in said and "“yes” in 5" in said
+
+
+def test_the_red_teams_attack_table_pools_members_flagged_over_members_scored():
+    import json
+
+    red = _benchmark("red_team")
+    attack = {"measure": "exposure", "attack": "exposure", "value": 0.6, "reference": 0.5, "p_value": 0.01,
+              "n_identified": 0, "tpr_at_1e-03": None, "tpr_at_1e-02": 0.05, "tpr_at_1e-01": 0.2, "n_scored": 1000}
+    runs = pd.DataFrame({"dataset": ["adult"] * 3, "generator": ["cart"] * 3, "split": [0, 1, 2],
+                         "attacks": [json.dumps([attack]), json.dumps([{**attack, "tpr_at_1e-02": 0.15, "p_value": 0.2}]),
+                                     # a job recorded before the TPRs were: counted as a split, not in the TPRs
+                                     json.dumps([{k: v for k, v in attack.items() if k not in ("tpr_at_1e-01",
+                                                                                                  "n_scored")}])]})
+    row = red.attack_rows(runs).iloc[0]
+    assert row["splits"] == 3 and row["beats its reference"] == 2
+    assert row["TPR at FPR 1 %"].startswith("0.100 (") and row["TPR at FPR 1 %"].endswith("; 2 splits)")
+    assert row["TPR at FPR 10 %"].startswith("0.200 (") and row["TPR at FPR 0.1 %"] == "–"
+
+
 def test_the_disco_inference_comparison_regenerates_from_its_runs():
     spec = importlib.util.spec_from_file_location("disco_vs_inference", ROOT / "benchmarks" / "disco_vs_inference.py")
     module = importlib.util.module_from_spec(spec)
