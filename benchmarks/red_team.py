@@ -75,8 +75,6 @@ NULL = "cart_other"
 #: the issue's rule of a release the gold standard shows membership inference on: a member target
 #: whose per-target TPR at 1 % FPR (on fresh refits) has its Clopper-Pearson lower bound above 1 %
 SHOWN_FPR, SHOWN_TPR = 0.01, 0.01
-#: every membership attack's TPR columns, lowest FPR first (`synthrisk.measures.base.TPR_COLUMNS`)
-TPR_COLUMNS = ("tpr_at_1e-03", "tpr_at_1e-02", "tpr_at_1e-01")
 #: the commits whose jobs recorded TPRs read on a ROC curve without its collinear points, which can
 #: understate a TPR on tied scores: their TPRs are left out of the pooled table (their verdicts stay)
 UNDERSTATED_TPRS = {"890c941"}
@@ -103,6 +101,7 @@ def membership_level(result) -> str:
 
 def run_one(dataset: str, split: int, name: str, commit: str) -> dict:
     from synthrisk.generators.run import run_generator
+    from synthrisk.measures.base import TPR_COLUMNS
     from synthrisk.study.calibration import Population
 
     seed = int(np.random.SeedSequence([SEED, split, len(dataset)]).generate_state(1)[0])
@@ -216,6 +215,7 @@ def attack_rows(runs: pd.DataFrame) -> pd.DataFrame:
     the splits it ran in, how many it beat its reference in (p <= LEVEL on its own), and its TPR at
     each low FPR pooled over the splits that recorded it (members flagged over members scored, with a
     95 % Clopper-Pearson interval; the threshold of each split is read on its holdout)."""
+    from synthrisk.measures.base import TPR_LABELS
     from synthrisk.stats.proportions import clopper_pearson
 
     rows = []
@@ -233,12 +233,11 @@ def attack_rows(runs: pd.DataFrame) -> pd.DataFrame:
     for (dataset, name, _, attack), part in attacks.groupby(["dataset", "generator", "measure", "attack"]):
         row = {"dataset": dataset, "generator": name, "attack": attack, "splits": len(part),
                "beats its reference": int((pd.to_numeric(part["p_value"], errors="coerce") <= LEVEL).sum())}
-        for column in TPR_COLUMNS:
+        for column, label in TPR_LABELS.items():
             read = part.dropna(subset=["n_scored"])
             tpr = pd.to_numeric(read.get(column), errors="coerce") if column in read else pd.Series(dtype=float)
             read, tpr = read[tpr.notna()], tpr[tpr.notna()]
             n = int(read["n_scored"].round().sum())
-            label = f"TPR at FPR {100 * float(column.removeprefix('tpr_at_')):g} %"
             if not n:
                 row[label] = "–"
                 continue

@@ -97,8 +97,9 @@ EVIDENCE_COLUMNS = ["dataset", "generator", "risk", "measure", "attack", "metric
                     "n_scored", "detail",
                     "p_value", "effect_scale", "n_identified", "named_by", "unit", "reads_holdout"]
 
-#: the evidence's TPR columns, lowest FPR first
+#: the evidence's TPR columns, lowest FPR first, and how pages and tables label them
 TPR_COLUMNS = [f"tpr_at_{fpr}" for fpr in LOW_FPRS]
+TPR_LABELS = {f"tpr_at_{fpr}": f"TPR at FPR {100 * float(fpr):g} %" for fpr in LOW_FPRS}
 
 #: What one run's attacks did to each attacked member (`MeasureResult.outcomes`), so that the audit
 #: reads people as data: the attack (as its evidence row names it), the member's row id, whether the

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ..data.split import ROW_ID
-from ..mia.metrics import LOW_FPRS
 from ..mia.settings import MiaSettings
+from . import tabulate
 from .base import Measure, MeasureResult, NotApplicable, WorkflowOutputs, member_outcomes, no_outcomes
 from .registry import register_measure
 from .wording import membership_auc
@@ -120,8 +120,7 @@ class Mia(Measure):
             "measure": self.name, "attack": table["attack"], "metric": "AUC", "value": table["auc_mean"],
             "reference": 0.5, "ci_low": table["auc_ci_low_min"], "ci_high": table["auc_ci_high_max"],
             "n_seeds": table["n_seeds"], "n_seeds_beating": table["n_seeds_beating_chance"],
-            **{f"tpr_at_{fpr}": table.get(f"tpr_at_{fpr}_mean", np.nan) for fpr in LOW_FPRS},
-            "n_scored": table.get("n_members_mean", np.nan),
+            **tabulate.tpr_evidence(table),
             "detail": "reference: AUC 0.5 and TPR = FPR at 1e-2 (Mann-Whitney and beta-binomial tests, Holm "
                       "over the run's attacks); interval: Hanley-McNeil, widest over seeds",
             "p_value": table.get("auc_p_value_merged", np.nan), "effect_scale": 2.0, "n_identified": 0, "named_by": ""})

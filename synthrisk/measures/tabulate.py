@@ -72,14 +72,21 @@ def _status(group: pd.DataFrame) -> str:
     return "ok"
 
 
+def tpr_evidence(table: pd.DataFrame) -> dict:
+    """A membership attack's evidence columns at the low FPRs, from an over-seeds table: its
+    `tpr_at_{fpr}_mean` and, where it has any, the members they are read on (`n_members_mean`);
+    NaN where it has none."""
+    has_tpr = any(f"tpr_at_{fpr}_mean" in table for fpr in LOW_FPRS)
+    return {**{f"tpr_at_{fpr}": table.get(f"tpr_at_{fpr}_mean", np.nan) for fpr in LOW_FPRS},
+            "n_scored": table.get("n_members_mean", np.nan) if has_tpr else np.nan}
+
+
 def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: str, value: str,
                   reference, detail: str, p_value="p_value_merged", effect_scale: float = 1.0) -> pd.DataFrame:
     """EVIDENCE_COLUMNS rows from an over-seeds table (ok rows only); `reference` and `p_value` are
     numbers or names of columns of `table`. A membership attack's TPRs at the low FPRs and the
-    members they are read on come from the table's `tpr_at_{fpr}_mean` and `n_members_mean` (the
-    runs' `tpr_at_{fpr}` and `n_members` over seeds), NaN where it has none."""
+    members they are read on: `tpr_evidence`."""
     table = table[table["n_seeds"] > 0]
-    has_tpr = any(f"tpr_at_{fpr}_mean" in table for fpr in LOW_FPRS)
 
     def column_or_value(x):
         return table[x] if isinstance(x, str) else x
@@ -90,7 +97,6 @@ def evidence_rows(table: pd.DataFrame, risk: str, measure: str, attack, metric: 
         "value": table[value], "reference": column_or_value(reference),
         "ci_low": table.get("ci_low_min", np.nan), "ci_high": table.get("ci_high_max", np.nan),
         "n_seeds": table["n_seeds"], "n_seeds_beating": table["n_seeds_beating"],
-        **{f"tpr_at_{fpr}": table.get(f"tpr_at_{fpr}_mean", np.nan) for fpr in LOW_FPRS},
-        "n_scored": table.get("n_members_mean", np.nan) if has_tpr else np.nan, "detail": detail,
+        **tpr_evidence(table), "detail": detail,
         "p_value": (table[p_value] if p_value in table else np.nan) if isinstance(p_value, str) else p_value,
         "effect_scale": effect_scale, "n_identified": 0, "named_by": ""})

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from ..measures.base import TPR_COLUMNS
+from ..measures.base import TPR_LABELS
 from ..report.html import data_uri, frame_html
 from ..report.summary import plot_evidence
 from ..report.verdicts import LEVEL_CSS, level_class, verdict_matrix_html
@@ -72,10 +72,6 @@ def _reported(measures: list[dict]) -> list[dict]:
     return out
 
 
-#: the evidence's TPR columns, with the FPR each is read at as the page labels it
-TPR_LABELS = {column: f"TPR at FPR {100 * float(column.removeprefix('tpr_at_')):g} %" for column in TPR_COLUMNS}
-
-
 def tpr_with_interval(tpr, n_scored) -> str:
     """A TPR with its 95 % Clopper-Pearson interval over the members it was read on ("–": none)."""
     if tpr is None or pd.isna(tpr) or n_scored is None or pd.isna(n_scored) or n_scored < 1:
@@ -113,7 +109,7 @@ def render(report: dict, figures: dict[str, bytes]) -> str:
              for stem, title, caption in FIGURES if stem in figures]
     utility = report["utility"]
     # why utility is missing: the reasons of the measures that are not risks
-    utility_reason = "; ".join(m["reason"] or "" for m in report["measures"] if m["risk"] is None) or None
+    utility_reason = "; ".join(m["reason"] for m in report["measures"] if m["risk"] is None and m["reason"]) or None
     page = env.get_template("audit.html.j2").render(
         **{k: report[k] for k in ("inputs", "schema", "risks", "criteria", "release", "seconds", "seed", "versions",
                                   "policy")},
