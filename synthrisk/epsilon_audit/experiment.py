@@ -1,7 +1,6 @@
-"""The audit experiment: N fits of a DP generator without the canary and N with it, one number each.
-
-The number is the test statistic of synthrisk.epsilon_audit.statistic (the canary's cell counts in
-the synthetic data's one- and two-way marginals; its docstring says why).
+"""The audit experiment: N fits of a DP generator without the canary and N with it, and the
+canary's cell counts of each fit (its one- and two-way marginals, synthrisk.epsilon_audit.statistic),
+from which each test statistic is one number per fit (the module's docstring says which and why).
 
 The world with the canary is the data's neighbour under the generator's own relation, the one its
 privacy() states (synthrisk.epsilon_audit.neighbours): the canary in place of one record
@@ -16,6 +15,7 @@ each world's runs chooses the threshold, the second half evaluates it (synthrisk
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -27,7 +27,7 @@ from ..generators.memory import BetweenFits
 from .bounds import CONFIDENCE, choose_threshold, epsilon_lower_bound, errors_at
 from .canary import Canary, with_canary
 from .neighbours import check_relation, declared_relation
-from .statistic import canary_cell_count
+from .statistic import CANARY_CELLS, MAMA_MIA, focal_weights, marginal_counts, marginal_name, statistic_values
 
 WITHOUT, WITH = "without", "with"
 WORLDS = (WITHOUT, WITH)
@@ -73,30 +73,30 @@ def audited_relation(spec: dict, name: str = "generator", neighbours: str | None
     return own
 
 
-def canary_statistics(spec: dict, data: pd.DataFrame, schema, canary: Canary, world: str, runs,
-                      n_synthetic: int | None = None, name: str = "generator",
-                      neighbours: str | None = None, statistic=None) -> np.ndarray:
-    """The statistic (module doc) of each run in `runs` of one world: fit on the data (in the world
-    WITH, on its neighbour holding the canary under the generator's relation, `audited_relation`),
-    sample `n_synthetic` rows (default: as many as the data has records), take the statistic
-    (`statistic(synthetic, canary, schema)`, default `canary_cell_count`; it must be fixed before the
-    runs, as the bound requires)."""
-    statistic = statistic or canary_cell_count
+def canary_counts(spec: dict, data: pd.DataFrame, schema, canary: Canary, world: str, runs,
+                  n_synthetic: int | None = None, name: str = "generator",
+                  neighbours: str | None = None) -> pd.DataFrame:
+    """The canary's count in every one- and two-way marginal (`statistic.marginal_counts`) of each run
+    in `runs` of one world: fit on the data (in the world WITH, on its neighbour holding the canary
+    under the generator's relation, `audited_relation`), sample `n_synthetic` rows (default: as many
+    as the data has records), count. One row per run: column run, then a column per marginal."""
     relation = audited_relation(spec, name, neighbours)
     table = with_canary(data, canary, schema, relation) if world == WITH else data
     n_rows = len(data) if n_synthetic is None else int(n_synthetic)
     if n_rows < 1:
         raise ConfigError(f"privacy audit: n_synthetic must be >= 1, got {n_synthetic}")
-    counts = []
+    rows = []
     memory = BetweenFits()  # a fit's leftover cycles freed before they pile up (synthrisk.generators.memory)
     for run in runs:
         seed = fit_seed(world, run)
         generator = make_generator(spec, seed=seed, name=name).fit(table, schema)
         synthetic = generator.sample(n_rows, seed + SAMPLE_SEED_OFFSET)
-        counts.append(statistic(synthetic, canary, schema))
+        rows.append({"run": int(run), **marginal_counts(synthetic, canary, schema)})
         del generator, synthetic
         memory.collect()
-    return np.array(counts, dtype=np.int64)
+    names = ["run", *canary.cells,
+             *(marginal_name(pair) for pair in itertools.combinations(canary.cells, 2))]
+    return pd.DataFrame(rows, columns=names).astype("int64")
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ class AuditResult:
     neighbours: str          # the relation of the two worlds, the generator's own (nominal_epsilon is under it)
     n_runs: int              # per world (with / without), calibration and evaluation together
     n_evaluation: int        # per world, the runs that judged the threshold
-    threshold: float         # guess "canary in" when the count is >= threshold
+    threshold: float         # guess "canary in" when the statistic is >= threshold
     false_positives: int
     false_negatives: int
     fpr_upper: float
@@ -116,8 +116,8 @@ class AuditResult:
     confidence: float        # of this audit's bound (with the run-level correction: 1 - alpha / k)
     epsilon_lower: float
     flagged: bool            # epsilon_lower > nominal_epsilon: the guarantee is violated
-    mean_count_without: float
-    mean_count_with: float
+    mean_without: float      # the statistic's mean over the runs without the canary
+    mean_with: float         # and with it
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -144,19 +144,31 @@ def audit_statistics(without: np.ndarray, with_: np.ndarray, nominal_epsilon: fl
         false_negatives=false_negatives, fpr_upper=bound.fpr_upper, fnr_upper=bound.fnr_upper,
         confidence=bound.confidence, epsilon_lower=bound.epsilon_lower,
         flagged=bool(bound.epsilon_lower > nominal_epsilon),
-        mean_count_without=float(without.mean()), mean_count_with=float(with_.mean()))
+        mean_without=float(without.mean()), mean_with=float(with_.mean()))
+
+
+def statistics_for(spec: dict) -> tuple[str, ...]:
+    """The statistics that audit a generator: the canary's cells always, MAMA-MIA's when it is MST's."""
+    from ..mia.mama_mia import is_mst
+
+    return (CANARY_CELLS, MAMA_MIA) if is_mst(spec) else (CANARY_CELLS,)
 
 
 def audit_generator(spec: dict, data: pd.DataFrame, schema, canary: Canary, n_runs: int,
                     n_synthetic: int | None = None, confidence: float = CONFIDENCE,
-                    name: str = "generator", statistic=None) -> AuditResult:
-    """The whole audit of one generator spec in this process: n_runs fits per world, neighbours under
-    the generator's own relation, then the bound at the (epsilon, delta) the generator claims.
-    `statistic`: as for `canary_statistics`."""
+                    name: str = "generator", statistics: tuple[str, ...] = (CANARY_CELLS,),
+                    first_run: int = 0) -> dict[str, AuditResult]:
+    """The whole audit of one generator spec in this process: n_runs fits per world (runs first_run,
+    first_run + 1, ...), neighbours under the generator's own relation, then each statistic's bound
+    at the (epsilon, delta) the generator claims, all read from the same fits. MAMA-MIA's focal
+    points are found on `data`, the world without the canary, before any fit."""
     privacy = nominal_privacy(spec, name)
     relation = declared_relation(privacy, name)
-    statistics = {world: canary_statistics(spec, data, schema, canary, world, range(n_runs), n_synthetic, name,
-                                           relation, statistic)
-                  for world in WORLDS}
-    return audit_statistics(statistics[WITHOUT], statistics[WITH], privacy["epsilon"], privacy["delta"], confidence,
-                            neighbours=relation)
+    weights = focal_weights(spec, data, schema) if MAMA_MIA in statistics else None
+    runs = range(int(first_run), int(first_run) + int(n_runs))
+    counts = {world: canary_counts(spec, data, schema, canary, world, runs, n_synthetic, name, relation)
+              for world in WORLDS}
+    return {statistic: audit_statistics(statistic_values(counts[WITHOUT], statistic, weights),
+                                        statistic_values(counts[WITH], statistic, weights),
+                                        privacy["epsilon"], privacy["delta"], confidence, neighbours=relation)
+            for statistic in statistics}

@@ -14,11 +14,16 @@ are then fixed by the schema's public metadata, whatever the generator does insi
 the canary follows the generator's own neighbour relation (synthrisk.epsilon_audit.neighbours),
 which its block jobs are given, so that a generator whose relation changes is fitted anew.
 
-Multiplicity (synthrisk.epsilon_audit.bounds): the table holds k = generators x epsilons audits.
-With `family_wise: true` (the default) each audit's bound is at 1 - (1 - confidence) / k, so that
+Statistics (synthrisk.epsilon_audit.statistic): every generator is audited by the canary's cells;
+an MST generator also by MAMA-MIA's statistic, read from the same fits, its bound a row of its own
+beside the first. The blocks keep the canary's count in every marginal, so that the table reads both,
+and MAMA-MIA's focal points are found when the table is made, on the audited records.
+
+Multiplicity (synthrisk.epsilon_audit.bounds): the table holds k bounds, one per (generator, epsilon,
+statistic). With `family_wise: true` (the default) each bound is at 1 - (1 - confidence) / k, so that
 all the table's flags hold together at `confidence`; `family_wise: false` leaves each at
 `confidence`. The table states both levels (columns `confidence`, per audit, and
-`family_confidence`, with `audits` = k), and so do the figure and the summary line.
+`family_confidence`, with `bounds` = k), and so do the figure and the summary line.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ from ..generators.mst import DEFAULT_BINS
 from ..io import write_table_formats
 from .bounds import CONFIDENCE, family_confidence, per_audit_confidence
 from .canary import worst_case_canary
-from .experiment import WORLDS, audit_statistics, audited_relation, canary_statistics, nominal_privacy
+from .experiment import WORLDS, audit_statistics, audited_relation, canary_counts, nominal_privacy, statistics_for
+from .statistic import CANARY_CELLS, MAMA_MIA, STATISTICS, focal_weights, statistic_values
 from .validation import COLUMNS, N_RECORDS, N_RUNS, SYNTHETIC_PER_RECORD
 
 DEFAULTS = {
@@ -48,7 +54,7 @@ DEFAULTS = {
     "block": 100,
     "synthetic_per_record": SYNTHETIC_PER_RECORD,
     "confidence": CONFIDENCE,
-    # each audit's bound at 1 - (1 - confidence) / k, k the run's (generator, epsilon) audits (module doc)
+    # each bound at 1 - (1 - confidence) / k, k the run's (generator, epsilon, statistic) bounds (module doc)
     "family_wise": True,
 }
 TABLE = "epsilon_audit"
@@ -122,17 +128,16 @@ def canary_bins(spec: dict, generator: str) -> int:
 
 def run_block(real: pd.DataFrame, schema, settings: dict, generator: str, epsilon: float, world: str,
               block: int) -> pd.DataFrame:
-    """The statistic of one block of fits of one world: columns run, statistic."""
+    """The canary's marginal counts of one block of fits of one world: column run, then a column per
+    marginal (synthrisk.epsilon_audit.experiment.canary_counts)."""
     data, schema = audit_data(real, schema, settings)
     spec = audited_spec(settings, generator, epsilon)
     nominal_privacy(spec, generator)
     canary = worst_case_canary(data, schema, canary_bins(spec, generator))
-    runs = block_runs(settings, block)
-    # the relation the workflow planned the block for; canary_statistics refuses it unless it is the generator's
-    statistics = canary_statistics(spec, data, schema, canary, world, runs,
-                                   n_synthetic=settings["synthetic_per_record"] * len(data), name=generator,
-                                   neighbours=settings.get("neighbours"))
-    return pd.DataFrame({"run": list(runs), "statistic": statistics})
+    # the relation the workflow planned the block for; canary_counts refuses it unless it is the generator's
+    return canary_counts(spec, data, schema, canary, world, block_runs(settings, block),
+                         n_synthetic=settings["synthetic_per_record"] * len(data), name=generator,
+                         neighbours=settings.get("neighbours"))
 
 
 def block_job(real_path, schema_path, settings: dict, generator: str, epsilon: float, world: str, block: int,
@@ -148,37 +153,52 @@ def block_job(real_path, schema_path, settings: dict, generator: str, epsilon: f
     write_table(frame, output)
 
 
-def audits(settings: dict) -> int:
-    """k: the (generator, epsilon) audits of the run, the family the correction is over."""
-    return len(settings["generators"]) * len(settings["epsilons"])
+def n_bounds(settings: dict) -> int:
+    """k: the bounds of the run, the family the correction is over: per (generator, epsilon), one per
+    statistic that audits the generator (`experiment.statistics_for`)."""
+    return sum(len(statistics_for(settings["specs"][g])) for g in settings["generators"]) * len(settings["epsilons"])
 
 
-def gather(blocks: dict[tuple[str, float, str], list[pd.DataFrame]], settings: dict) -> pd.DataFrame:
-    """One row per (generator, epsilon): the audit of its blocks (keys: generator, epsilon, world), its
-    bound at the per-audit level (module doc), with the family's level and size beside it."""
-    k = audits(settings)
+def focal_weights_of(real: pd.DataFrame, schema, settings: dict) -> dict[tuple[str, float], dict[str, int]]:
+    """MAMA-MIA's weights (statistic.focal_weights) for every (generator, epsilon) it audits, found on
+    the audited records, the world without the canary."""
+    data, schema = audit_data(real, schema, settings)
+    return {(g, float(e)): focal_weights(audited_spec(settings, g, e), data, schema)
+            for g in settings["generators"] if MAMA_MIA in statistics_for(settings["specs"][g])
+            for e in settings["epsilons"]}
+
+
+def gather(blocks: dict[tuple[str, float, str], list[pd.DataFrame]], settings: dict,
+           weights: dict[tuple[str, float], dict[str, int]]) -> pd.DataFrame:
+    """One row per (generator, epsilon, statistic): the audit of its blocks' counts (keys: generator,
+    epsilon, world) by that statistic, MAMA-MIA's with its `weights` (`focal_weights_of`), the bound
+    at the per-audit level (module doc), with the family's level and size beside it."""
+    k = n_bounds(settings)
     level = per_audit_confidence(settings["confidence"], k, settings["family_wise"])
     rows = []
     for generator in settings["generators"]:
         for epsilon in settings["epsilons"]:
             spec = audited_spec(settings, generator, epsilon)
             privacy = nominal_privacy(spec, generator)
-            statistics = {world: pd.concat(blocks[generator, epsilon, world]).sort_values("run")["statistic"].to_numpy()
-                          for world in WORLDS}
-            result = audit_statistics(statistics["without"], statistics["with"], privacy["epsilon"],
-                                      privacy["delta"], level, neighbours=audited_relation(spec, generator))
-            rows.append({"generator": generator, "guarantee": privacy.get("guarantee"), **result.to_dict(),
-                         "audits": k, "family_confidence": family_confidence(level, k),
-                         "correction": "bonferroni" if settings["family_wise"] else "none"})
+            counts = {world: pd.concat(blocks[generator, epsilon, world]).sort_values("run") for world in WORLDS}
+            for statistic in statistics_for(spec):
+                mine = weights.get((generator, float(epsilon))) if statistic == MAMA_MIA else None
+                result = audit_statistics(statistic_values(counts["without"], statistic, mine),
+                                          statistic_values(counts["with"], statistic, mine), privacy["epsilon"],
+                                          privacy["delta"], level, neighbours=audited_relation(spec, generator))
+                rows.append({"generator": generator, "statistic": STATISTICS[statistic],
+                             "guarantee": privacy.get("guarantee"), **result.to_dict(), "bounds": k,
+                             "family_confidence": family_confidence(level, k),
+                             "correction": "bonferroni" if settings["family_wise"] else "none"})
     return pd.DataFrame(rows)
 
 
 def level_text(table: pd.DataFrame) -> str:
     """The levels of the table's bounds, in words: per audit, and for all of its flags together."""
     row = table.iloc[0]
-    k = int(row["audits"])
+    k = int(row["bounds"])
     if k == 1:
-        return f"one audit, its bound at {row['confidence']:.1%}"
+        return f"one bound, at {row['confidence']:.1%}"
     correction = "Bonferroni" if row["correction"] == "bonferroni" else "no correction"
     return (f"each of the {k} bounds at {row['confidence']:.2%} ({correction}): "
             f"all together at ≥ {row['family_confidence']:.1%}")
@@ -187,8 +207,9 @@ def level_text(table: pd.DataFrame) -> str:
 def plot(table: pd.DataFrame, path) -> None:
     """epsilon_lower against the nominal epsilon; flagged audits (above the diagonal) in red."""
     fig, (ax,) = subplots(1, width=5.0, height=4.2)
-    for generator, part in table.groupby("generator", sort=False):
-        ax.plot(part["nominal_epsilon"], part["epsilon_lower"], "o-", label=generator)
+    for (generator, statistic), part in table.groupby(["generator", "statistic"], sort=False):
+        ax.plot(part["nominal_epsilon"], part["epsilon_lower"], "o-" if statistic == STATISTICS[CANARY_CELLS] else "s--",
+                label=f"{generator} ({statistic})")
     flagged = table[table["flagged"]]
     ax.scatter(flagged["nominal_epsilon"], flagged["epsilon_lower"], s=120, facecolors="none", edgecolors="red",
                label="flagged: ε_lower > nominal")
@@ -210,6 +231,7 @@ def write(table: pd.DataFrame, tables_dir, figure) -> None:
 
 def summary_line(table: pd.DataFrame) -> str:
     flagged = table[table["flagged"]]
-    names = [f"{g} at ε={e:g}" for g, e in zip(flagged["generator"], flagged["nominal_epsilon"], strict=True)]
-    return (f"{len(table)} audits, {len(flagged)} flagged" + (f": {', '.join(names)}" if names else "")
+    names = [f"{g} at ε={e:g} ({t})"
+             for g, e, t in zip(flagged["generator"], flagged["nominal_epsilon"], flagged["statistic"], strict=True)]
+    return (f"{len(table)} bounds, {len(flagged)} flagged" + (f": {', '.join(names)}" if names else "")
             + f"; largest ε_lower {table['epsilon_lower'].max():.3f}; {level_text(table)}")

@@ -11,9 +11,11 @@ so JAX compiles three models and reuses them.
 composed by dp-accounting's PLD accountant at the same delta; it is the ceiling no audit can pass.
 
     python -m synthrisk.epsilon_audit.validation --runs 200 --scales 1,0.577,0.1,0.05,0.02
-    python -m synthrisk.epsilon_audit.validation --runs 500 --scales 1 --epsilons 1,10 --statistics cells,focal
+    python -m synthrisk.epsilon_audit.validation --runs 500 --scales 1 --epsilons 1,10 \\
+        --statistics canary_cells,mama_mia --repeats 12
 
-prints, per noise scale, the audit's numbers and the wall time.
+prints, per noise scale (and repeat), the audit's numbers and the wall time, then the mean bounds;
+with two statistics, read from the same fits, how often the second reaches the first.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ..generators.mst import ROUNDS
 from .bounds import CONFIDENCE
 from .canary import worst_case_canary
 from .experiment import AuditResult, audit_generator
+from .statistic import CANARY_CELLS, STATISTICS
 
 COLUMNS = ["x1", "x2", "x3"]
 N_RECORDS, DATA_SEED = 300, 12345
@@ -71,59 +74,59 @@ def actual_epsilon(spec: dict) -> float:
     return float(accountant.get_epsilon(generator.delta))
 
 
-#: the audit's distinguishers: the canary's cells on every marginal, or MAMA-MIA's focal pairs
-STATISTICS = ("cells", "focal")
-#: MST selection rounds that find the focal pairs (MAMA-MIA's 50)
-FOCAL_RUNS = 50
-
-
-def focal_statistic(spec: dict, data, schema):
-    """`focal_cell_count` on the focal pairs of `spec`'s MST on `data` (the world without the canary),
-    found before any audited run, as the bound requires."""
-    from functools import partial
-
-    from ..mia.mama_mia import focal_points, kept
-    from .statistic import focal_cell_count
-
-    epsilon = make_generator(spec).epsilon
-    weights = focal_points(spec, data, schema, len(data), FOCAL_RUNS, seed=DATA_SEED)
-    return partial(focal_cell_count, focal=kept(weights, epsilon))
-
-
 def audit_mst(noise_multiplier_scale: float, n_runs: int, confidence: float = CONFIDENCE,
-              noise_seed: int | None = None, statistic: str = "cells", epsilon: float = EPSILON) -> AuditResult:
-    """The audit of MST at its configured `epsilon` and a noise scale; `noise_seed` makes every fit's
-    noise reproducible (a test's verdict then does not move between runs), without it the noise
-    comes from the OS. `statistic`: one of STATISTICS."""
+              noise_seed: int | None = None, statistics: tuple[str, ...] = (CANARY_CELLS,),
+              epsilon: float = EPSILON, repeat: int = 0) -> dict[str, AuditResult]:
+    """The audit of MST at its configured `epsilon` and a noise scale, by each of `statistics`
+    (synthrisk.epsilon_audit.statistic) on the same fits; `repeat` r fits runs r n_runs, ..., so
+    that repeats are independent. `noise_seed` makes every fit's noise reproducible (a test's verdict
+    then does not move between runs), without it the noise comes from the OS."""
     data, schema = validation_data()
     canary = worst_case_canary(data, schema, make_generator(mst_spec()).bins)
     spec = mst_spec(noise_multiplier_scale, epsilon, noise_seed=noise_seed)
-    if statistic not in STATISTICS:
-        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
-    chosen = focal_statistic(spec, data, schema) if statistic == "focal" else None
     return audit_generator(spec, data, schema, canary, n_runs, n_synthetic=SYNTHETIC_PER_RECORD * len(data),
                            confidence=confidence, name=f"mst_eps{epsilon:g}_noise_x{noise_multiplier_scale:g}",
-                           statistic=chosen)
+                           statistics=statistics, first_run=repeat * n_runs)
+
+
+COLUMNS_OUT = ("statistic,scale,actual_epsilon,nominal_epsilon,repeat,n_runs,threshold,false_positives,"
+               "false_negatives,fpr_upper,fnr_upper,epsilon_lower,flagged,mean_without,mean_with,seconds")
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=N_RUNS, help="fits per world (with / without the canary)")
     parser.add_argument("--scales", default=f"1,{CONTROL_SCALE:g}", help="noise multiplier scales, comma-separated")
-    parser.add_argument("--statistics", default="cells", help=f"distinguishers, comma-separated, of {STATISTICS}")
+    parser.add_argument("--statistics", default=CANARY_CELLS,
+                        help=f"statistics read from the same fits, comma-separated, of {sorted(STATISTICS)}")
     parser.add_argument("--epsilons", default=f"{EPSILON:g}", help="MST's configured epsilons, comma-separated")
+    parser.add_argument("--repeats", type=int, default=1, help="independent audits of each (epsilon, scale)")
     args = parser.parse_args(argv)
-    print("statistic,scale,actual_epsilon,nominal_epsilon,n_runs,threshold,false_positives,false_negatives,"
-          "fpr_upper,fnr_upper,epsilon_lower,flagged,mean_without,mean_with,seconds", flush=True)
-    for epsilon, scale, statistic in ((float(e), float(s), t) for e in args.epsilons.split(",")
-                                      for s in args.scales.split(",") for t in args.statistics.split(",")):
+    statistics = tuple(args.statistics.split(","))
+    unknown = sorted(set(statistics) - set(STATISTICS))
+    if unknown:
+        parser.error(f"--statistics: unknown {unknown}; choose from {sorted(STATISTICS)}")
+    print(COLUMNS_OUT, flush=True)
+    bounds: dict[tuple[float, float, str], list[float]] = {}
+    for epsilon, scale, repeat in ((float(e), float(s), r) for e in args.epsilons.split(",")
+                                   for s in args.scales.split(",") for r in range(args.repeats)):
         start = time.perf_counter()
-        result = audit_mst(scale, args.runs, statistic=statistic, epsilon=epsilon)
+        results = audit_mst(scale, args.runs, statistics=statistics, epsilon=epsilon, repeat=repeat)
         seconds = time.perf_counter() - start
-        print(f"{statistic},{scale:g},{actual_epsilon(mst_spec(scale, epsilon)):.2f},{result.nominal_epsilon:g},"
-              f"{result.n_runs},{result.threshold:g},{result.false_positives},{result.false_negatives},"
-              f"{result.fpr_upper:.4f},{result.fnr_upper:.4f},{result.epsilon_lower:.3f},{result.flagged},"
-              f"{result.mean_count_without:.1f},{result.mean_count_with:.1f},{seconds:.0f}", flush=True)
+        for statistic, result in results.items():
+            bounds.setdefault((epsilon, scale, statistic), []).append(result.epsilon_lower)
+            print(f"{statistic},{scale:g},{actual_epsilon(mst_spec(scale, epsilon)):.2f},{result.nominal_epsilon:g},"
+                  f"{repeat},{result.n_runs},{result.threshold:g},{result.false_positives},{result.false_negatives},"
+                  f"{result.fpr_upper:.4f},{result.fnr_upper:.4f},{result.epsilon_lower:.3f},{result.flagged},"
+                  f"{result.mean_without:.2f},{result.mean_with:.2f},{seconds:.0f}", flush=True)
+    for (epsilon, scale, statistic), values in bounds.items():
+        print(f"# epsilon {epsilon:g}, noise x{scale:g}, {statistic}: mean epsilon_lower {sum(values) / len(values):.3f} "
+              f"over {len(values)} repeat(s)", flush=True)
+    if len(statistics) == 2:
+        for epsilon, scale in dict.fromkeys((e, s) for e, s, _ in bounds):
+            first, second = (bounds[epsilon, scale, t] for t in statistics)
+            print(f"# epsilon {epsilon:g}, noise x{scale:g}: {statistics[1]} >= {statistics[0]} in "
+                  f"{sum(b >= a for a, b in zip(first, second, strict=True))} of {len(first)} repeats", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..mia.mama_mia import FOCAL_RUNS
 from ..settings import same_as, setting
 from .base import MeasureResult, NotApplicable
 from .exposure import Exposure, named_outcomes
@@ -35,9 +36,7 @@ class MamaMia(Exposure):
 
     @dataclass(frozen=True)
     class Settings:
-        # MST selections that find the focal points (the authors' code used 50; each is the
-        # generator's first two rounds, milliseconds: no model is estimated)
-        runs: int = setting(50, "MST selections that find the focal points", minimum=1)
+        runs: int = setting(FOCAL_RUNS, "MST selections that find the focal points", minimum=1)
         fdr: float = same_as(Exposure.Settings, "fdr")
 
     def run(self, data, settings, unit):

@@ -56,35 +56,41 @@ SCORE_RULE = "log((distance to the nearest other real record + eps) / (distance 
 
 @dataclass(frozen=True)
 class ExposureResult:
-    """The exposure attack on one release: its AUC (members against calibration records) with the
-    one-sided Mann-Whitney p-value and Hanley-McNeil interval, and the members BH names at `fdr`."""
+    """The exposure attack on one release: the score read against the holdout (`judgement`: the AUC
+    with its one-sided Mann-Whitney p-value and Hanley-McNeil interval, the members BH names at
+    `fdr`), and the members the rare-copies test names beside them."""
 
-    auc: float
-    auc_p_value: float
-    auc_ci_low: float
-    auc_ci_high: float
-    n_members: int
-    n_calibration: int
+    judgement: Judgement = field(repr=False)
     fdr: float
-    n_identified: int
-    #: BH names nobody or at least this many members: ceil(m / (q (n + 1)))
-    min_named: int
     #: row_id, member (1/0), score, p_value (members; NaN for calibration records), identified, and with
     #: the rare-copies test rare_copy_p (its p-value on the matched rare records) and rare_named
     records: pd.DataFrame = field(repr=False)
-    #: the members Benjamini-Hochberg names (the rest of `n_identified` the rare-copies test names)
-    n_named_conformal: int = 0
     #: the rare-copies test and the level it names at (None: not run)
     rare_level: float | None = None
     rare: RareCopies | None = field(default=None, repr=False)
-    #: the score's TPR at each low FPR the holdout resolves (`synthrisk.mia.metrics.LOW_FPRS`)
-    tpr_at_fpr: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def auc(self) -> float:
+        return self.judgement.auc
+
+    @property
+    def min_named(self) -> int:
+        """BH names nobody or at least this many members: ceil(m / (q (n + 1)))."""
+        return self.judgement.min_named
+
+    @property
+    def n_named_conformal(self) -> int:
+        """The members Benjamini-Hochberg names (the rest of `n_identified` the rare-copies test names)."""
+        return int(self.judgement.named.sum())
+
+    @property
+    def n_identified(self) -> int:
+        return int(self.records["identified"].sum())
 
     def to_json(self) -> dict:
-        return {"auc": self.auc, "auc_p_value": self.auc_p_value, "auc_ci_low": self.auc_ci_low,
-                "auc_ci_high": self.auc_ci_high, "n_members": self.n_members, "n_calibration": self.n_calibration,
-                "fdr": self.fdr, "n_identified": self.n_identified, "min_named": self.min_named,
-                "tpr_at_fpr": self.tpr_at_fpr,
+        """The keys every attack read through `judge_scores` shares, the members named by either test,
+        and the score's rule and the rare-copies test."""
+        return {**self.judgement.to_json(self.fdr), "n_identified": self.n_identified,
                 "score_rule": SCORE_RULE, "epsilon_share": EPSILON_SHARE,
                 "calibration": "the holdout records (the records the generator never saw)",
                 "n_named_conformal": self.n_named_conformal, "rare_level": self.rare_level,
@@ -199,12 +205,7 @@ def exposure(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFra
         # The isolation counts the auxiliary records too: still blind to who is a member, so exact.
         rare = count_test(distances.isolation[:m + n], distances.to_release[:m + n], m, ids)
         records = with_rare_copies(records, rare, rare_level)
-    named = records["identified"].to_numpy(bool)
-    return ExposureResult(auc=judged.auc, auc_p_value=judged.p_value, auc_ci_low=judged.ci_low,
-                          auc_ci_high=judged.ci_high, n_members=m, n_calibration=n, fdr=fdr,
-                          n_identified=int(named.sum()), min_named=judged.min_named, records=records,
-                          n_named_conformal=int(judged.named.sum()), rare_level=rare_level, rare=rare,
-                          tpr_at_fpr=judged.tpr_at_fpr)
+    return ExposureResult(judged, fdr, records, rare_level, rare)
 
 
 def with_rare_copies(records: pd.DataFrame, rare: RareCopies, level: float) -> pd.DataFrame:

@@ -45,6 +45,9 @@ from ..errors import ConfigError
 THRESHOLD_SHARES = {0.01: 0.5, 1.0: 0.6, 10.0: 0.7, 100.0: 0.8, 1000.0: 0.85}
 #: a cell missing from the release or the reference counts this share (the authors' floor)
 FLOOR = 1e-10
+#: MST selections that find the focal points (the authors' code used 50; each is the generator's first
+#: two rounds, milliseconds: no model is estimated)
+FOCAL_RUNS = 50
 
 
 def threshold_share(epsilon: float) -> float:

@@ -16,7 +16,8 @@ from synthrisk.dp import dp_inference, release_statistics
 from synthrisk.dp import experiments as ex
 from synthrisk.dp.stage import DEFAULTS, settings_from_config
 from synthrisk.epsilon_audit.canary import worst_case_canary
-from synthrisk.epsilon_audit.experiment import WITH, canary_statistics, nominal_privacy
+from synthrisk.epsilon_audit.experiment import WITH, canary_counts, nominal_privacy
+from synthrisk.epsilon_audit.statistic import CANARY_CELLS, statistic_values
 from synthrisk.epsilon_audit.validation import mst_spec, validation_data
 from synthrisk.errors import ConfigError
 from synthrisk.generators import make_generator
@@ -133,7 +134,7 @@ def test_audit_fits_draw_independent_noise_reproducible_with_a_noise_seed(small)
     seeded = {**spec, "params": {**spec["params"], "noise_seed": 11}}
     # Eight fits each: one fit's canary count takes only a few values (three fits twice from the OS
     # once gave equal counts by chance), eight all equal by chance is below 1e-4.
-    counts = {key: canary_statistics(s, data, schema, canary, WITH, range(8))
+    counts = {key: statistic_values(canary_counts(s, data, schema, canary, WITH, range(8)), CANARY_CELLS)
               for key, s in (("os", spec), ("os again", spec), ("seeded", seeded), ("seeded again", seeded))}
     assert not np.array_equal(counts["os"], counts["os again"])
     np.testing.assert_array_equal(counts["seeded"], counts["seeded again"])

@@ -19,8 +19,8 @@ from synthrisk.epsilon_audit import (
     audit_statistics,
     audited_relation,
     canary_cell_count,
+    canary_counts,
     canary_matches,
-    canary_statistics,
     choose_threshold,
     clopper_pearson_upper,
     epsilon_lower_bound,
@@ -30,7 +30,7 @@ from synthrisk.epsilon_audit import (
     worst_case_canary,
 )
 from synthrisk.epsilon_audit.experiment import WITH, WITHOUT, nominal_privacy
-from synthrisk.epsilon_audit.statistic import focal_cell_count
+from synthrisk.epsilon_audit.statistic import CANARY_CELLS, MAMA_MIA, marginal_counts, statistic_values
 from synthrisk.errors import ConfigError, DataError
 from synthrisk.generators.base import Generator, make_generator, register
 from synthrisk.generators.mst import NOT_DP_NOISE
@@ -215,9 +215,30 @@ def test_statistic_counts_the_canarys_one_and_two_way_cells(small, small_schema)
         "cat": [cat, "a", "a", "a", "b"]}))
     # matches 3, 2, 1, 0, 1 columns: m + m (m - 1) / 2 = 6 + 3 + 1 + 0 + 1
     assert canary_cell_count(table, canary, small_schema) == 11
-    # MAMA-MIA's focal pairs: rows matching the canary on (num, cnt) are 0 and 1, on (num, cat) row 0
-    assert focal_cell_count(table, canary, small_schema, {("num", "cnt"): 3, ("num", "cat"): 2}) == 3 * 2 + 2 * 1
-    assert focal_cell_count(table, canary, small_schema, {}) == 0
+    counts = marginal_counts(table, canary, small_schema)
+    assert counts == {"num": 3, "cnt": 3, "cat": 1, "num&cnt": 2, "num&cat": 1, "cnt&cat": 1}
+    frame = pd.DataFrame([{"run": 0, **counts}])
+    assert statistic_values(frame, CANARY_CELLS) == pytest.approx([11])
+    # MAMA-MIA: the weighted log counts of the marginals it weighs only (here one column, one pair)
+    weights = {"num": 50, "num&cnt": 30}
+    assert statistic_values(frame, MAMA_MIA, weights) == pytest.approx([50 * np.log(4) + 30 * np.log(3)])
+    with pytest.raises(ConfigError, match="needs the focal points"):
+        statistic_values(frame, MAMA_MIA)
+    with pytest.raises(ConfigError, match=r"lack the marginals \['num&x'\]"):
+        statistic_values(frame, MAMA_MIA, {"num&x": 1})
+    with pytest.raises(ConfigError, match="statistic must be one of"):
+        statistic_values(frame, "focal")
+
+
+def test_mama_mias_weights_are_every_one_way_marginal_and_the_focal_pairs(small, small_schema):
+    from synthrisk.epsilon_audit.statistic import focal_weights
+
+    spec = {"backend": "mst", "params": {"epsilon": 1000.0}}
+    weights = focal_weights(spec, small, small_schema, runs=4)
+    assert {c: weights[c] for c in small.columns} == {c: 4 for c in small.columns}  # MST measures every column
+    pairs = {name: w for name, w in weights.items() if "&" in name}
+    assert pairs and all(0 < w <= 4 for w in pairs.values()) and len(pairs) <= 3
+    assert focal_weights(spec, small, small_schema, runs=4) == weights  # seeded: the same data, the same points
 
 
 # -- the experiment's plumbing, on a generator with a known answer ------------------------------
@@ -227,13 +248,14 @@ def test_identity_generator_shows_exactly_the_canarys_cells(small, small_schema)
     # and loses nothing (the replaced record shared no cell)
     canary = worst_case_canary(small, small_schema, bins=16)
     spec = {"backend": "identity"}
-    without = canary_statistics(spec, small, small_schema, canary, WITHOUT, range(2), neighbours=REPLACE_ONE)
-    with_ = canary_statistics(spec, small, small_schema, canary, WITH, range(2), neighbours=REPLACE_ONE)
-    assert (with_ - without == 6).all()
+    without = canary_counts(spec, small, small_schema, canary, WITHOUT, range(2), neighbours=REPLACE_ONE)
+    with_ = canary_counts(spec, small, small_schema, canary, WITH, range(2), neighbours=REPLACE_ONE)
+    assert list(with_["run"]) == [0, 1]
+    assert (with_.drop(columns="run") - without.drop(columns="run") == 1).all().all()  # +1 in each of the 6 cells
     with pytest.raises(ConfigError, match="needs a DP generator"):
         nominal_privacy(spec)
     with pytest.raises(ConfigError, match="states no neighbour relation"):  # no claim, no relation to default to
-        canary_statistics(spec, small, small_schema, canary, WITH, range(1))
+        canary_counts(spec, small, small_schema, canary, WITH, range(1))
 
 
 @register("audit_recorder")
@@ -266,13 +288,14 @@ def test_the_audit_fits_on_the_neighbours_of_the_generators_own_relation(small, 
     spec = {"backend": "audit_recorder", "params": {"neighbours": relation}}
     assert nominal_privacy(spec)["neighbours"] == audited_relation(spec) == relation
     RecordingGenerator.fitted_sizes.clear()
-    without = canary_statistics(spec, small, small_schema, canary, WITHOUT, range(2))
-    with_ = canary_statistics(spec, small, small_schema, canary, WITH, range(2))
+    without = canary_counts(spec, small, small_schema, canary, WITHOUT, range(2))
+    with_ = canary_counts(spec, small, small_schema, canary, WITH, range(2))
     assert RecordingGenerator.fitted_sizes == [len(small)] * 2 + [len(small) + extra] * 2
-    assert (with_ - without == 6).all()  # the canary's 3 one-way and 3 two-way cells, nothing taken away
+    # the canary's 3 one-way and 3 two-way cells, nothing taken away
+    assert (statistic_values(with_, CANARY_CELLS) - statistic_values(without, CANARY_CELLS) == 6).all()
     other = ADD_REMOVE if relation == REPLACE_ONE else REPLACE_ONE
     with pytest.raises(ConfigError, match=f"assumes {relation} neighbours; an audit under {other}"):
-        canary_statistics(spec, small, small_schema, canary, WITH, range(1), neighbours=other)
+        canary_counts(spec, small, small_schema, canary, WITH, range(1), neighbours=other)
 
 
 def test_a_dp_generator_that_states_no_relation_is_not_audited():
@@ -323,11 +346,15 @@ def test_audit_flags_under_noised_mst_and_not_mst_as_configured():
     )
 
     # Fixed noise seeds: the control's epsilon_lower (about 1.2 against 1) moves with the noise drawn.
-    correct = audit_mst(1.0, N_RUNS, noise_seed=2026)
-    control = audit_mst(CONTROL_SCALE, N_RUNS, noise_seed=2026)
-    assert correct.nominal_epsilon == control.nominal_epsilon == 1.0
-    assert correct.epsilon_lower <= correct.nominal_epsilon and not correct.flagged
-    assert control.epsilon_lower > control.nominal_epsilon and control.flagged
+    # Both statistics read the same fits; neither flags MST, both flag the control (measured with
+    # these seeds: the canary's cells 1.632, MAMA-MIA's 2.062).
+    both = (CANARY_CELLS, MAMA_MIA)
+    correct_by, control_by = (audit_mst(scale, N_RUNS, noise_seed=2026, statistics=both) for scale in (1.0, CONTROL_SCALE))
+    for statistic in both:
+        correct, control = correct_by[statistic], control_by[statistic]
+        assert correct.nominal_epsilon == control.nominal_epsilon == 1.0
+        assert correct.epsilon_lower <= correct.nominal_epsilon and not correct.flagged, statistic
+        assert control.epsilon_lower > control.nominal_epsilon and control.flagged, statistic
     # the control really spends far more than it claims; the configured MST spends what it claims
     assert actual_epsilon(mst_spec(CONTROL_SCALE)) > 10 * control.nominal_epsilon
     assert actual_epsilon(mst_spec(1.0)) == pytest.approx(1.0, rel=0.02)
@@ -335,9 +362,9 @@ def test_audit_flags_under_noised_mst_and_not_mst_as_configured():
     # the same seeds and noise seed give the same counts
     data, schema = validation_data()
     canary = worst_case_canary(data, schema, bins=16)
-    first, again = (canary_statistics(mst_spec(CONTROL_SCALE, noise_seed=7), data, schema, canary, WITH, range(3))
+    first, again = (canary_counts(mst_spec(CONTROL_SCALE, noise_seed=7), data, schema, canary, WITH, range(3))
                     for _ in "ab")
-    assert (first == again).all()
+    pd.testing.assert_frame_equal(first, again)
 
 
 # -- the workflow stage -------------------------------------------------------------------------
@@ -397,17 +424,19 @@ def test_a_blocks_settings_change_only_with_what_it_reads():
 
 
 def _blocks(settings, separated):
-    """Blocks of 20 runs per world for every (generator, epsilon): the generators in `separated`
-    always 0 without the canary and 100 with it, the others drawn alike in both worlds."""
+    """Blocks of 20 runs per world for every (generator, epsilon), the canary's counts in two columns
+    and their pair: the generators in `separated` always 0 without the canary and 100 with it, the
+    others drawn alike in both worlds; and MAMA-MIA's weights of every MST generator."""
     rng = np.random.default_rng(1)
-    blocks = {}
+    blocks, weights = {}, {}
     for generator in settings["generators"]:
         for epsilon in settings["epsilons"]:
+            weights[generator, epsilon] = {"x1": 50, "x2": 50, "x1&x2": 40}
             for world in ("without", "with"):
-                statistic = (np.full(20, 100 if world == "with" else 0) if generator in separated
-                             else rng.poisson(3, 20))
-                blocks[generator, epsilon, world] = [pd.DataFrame({"run": range(20), "statistic": statistic})]
-    return blocks
+                counts = {name: (np.full(20, 100 if world == "with" else 0) if generator in separated
+                                 else rng.poisson(3, 20)) for name in ("x1", "x2", "x1&x2")}
+                blocks[generator, epsilon, world] = [pd.DataFrame({"run": range(20), **counts})]
+    return blocks, weights
 
 
 @pytest.mark.parametrize("family_wise", [True, False])
@@ -417,27 +446,33 @@ def test_the_table_states_the_per_audit_and_the_family_wise_level(family_wise, t
     controls = {"control": {"backend": "mst", "params": {"epsilon": 1.0, "noise_multiplier_scale": 0.05}}}
     settings = _stage_settings(generators=["mst_eps1", "control"], controls=controls, epsilons=[0.5, 1.0, 2.0],
                                family_wise=family_wise)
-    table = stage.gather(_blocks(settings, {"control"}), settings)
-    assert len(table) == stage.audits(settings) == 6 and (table["audits"] == 6).all()
-    level = 1 - 0.05 / 6 if family_wise else 0.95
-    assert table["confidence"].to_numpy() == pytest.approx([level] * 6)
-    assert table["family_confidence"].to_numpy() == pytest.approx([0.95 if family_wise else 0.70] * 6)
+    blocks, weights = _blocks(settings, {"control"})
+    table = stage.gather(blocks, settings, weights)
+    # both are MST: each (generator, epsilon) has the canary's cells and MAMA-MIA's bound
+    assert len(table) == stage.n_bounds(settings) == 12 and (table["bounds"] == 12).all()
+    assert list(table["statistic"][:2]) == ["canary cells", "MAMA-MIA"]
+    level = 1 - 0.05 / 12 if family_wise else 0.95
+    assert table["confidence"].to_numpy() == pytest.approx([level] * 12)
+    assert table["family_confidence"].to_numpy() == pytest.approx([0.95 if family_wise else 0.40] * 12)
     assert set(table["correction"]) == {"bonferroni" if family_wise else "none"}
     assert set(table["neighbours"]) == {REPLACE_ONE}
     # the separated control: no error among its 10 evaluation runs per world, bounded at the per-audit level
     control = table[table["generator"] == "control"]
     assert control["epsilon_lower"].to_numpy() == pytest.approx(
-        [epsilon_lower_bound(0, 10, 0, 10, DELTA, level).epsilon_lower] * 3)
+        [epsilon_lower_bound(0, 10, 0, 10, DELTA, level).epsilon_lower] * 6)
     assert (table.loc[table["generator"] == "mst_eps1", "epsilon_lower"] < 0.5).all()
     line = stage.summary_line(table)
-    assert ("each of the 6 bounds at 99.17% (Bonferroni): all together at ≥ 95.0%" if family_wise
-            else "each of the 6 bounds at 95.00% (no correction): all together at ≥ 70.0%") in line
+    assert ("each of the 12 bounds at 99.58% (Bonferroni): all together at ≥ 95.0%" if family_wise
+            else "each of the 12 bounds at 95.00% (no correction): all together at ≥ 40.0%") in line
     stage.write(table, tmp_path, tmp_path / "epsilon_audit.png")
     written = pd.read_csv(tmp_path / "epsilon_audit.csv")
-    assert {"neighbours", "confidence", "audits", "family_confidence", "correction"} <= set(written.columns)
-    one = stage.gather(_blocks(_stage_settings(generators=["control"], controls=controls), {"control"}),
-                       _stage_settings(generators=["control"], controls=controls))
-    assert one.loc[0, "confidence"] == 0.95 and stage.level_text(one) == "one audit, its bound at 95.0%"
+    assert {"statistic", "neighbours", "confidence", "bounds", "family_confidence", "correction"} <= set(written.columns)
+    aim = {"aim": {"backend": "synthcity", "plugin": "aim"}}  # not MST: the canary's cells alone
+    one_settings = _stage_settings(generators=["aim"], controls=aim)
+    blocks, weights = _blocks(one_settings, {"aim"})
+    one = stage.gather(blocks, one_settings, weights)
+    assert list(one["statistic"]) == ["canary cells"]
+    assert one.loc[0, "confidence"] == 0.95 and stage.level_text(one) == "one bound, at 95.0%"
 
 
 def test_synthcity_dp_plugins_are_audited_in_their_environment_on_the_public_cells():

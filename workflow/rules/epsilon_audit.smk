@@ -77,6 +77,9 @@ if PRIVACY_AUDIT:
     rule epsilon_audit_table:
         input:
             blocks=epsilon_audit_blocks(),
+            # the audited records, on which MAMA-MIA's focal points are found
+            real=lambda wc: f"results/data/{PRIVACY_AUDIT['dataset']}/real.parquet",
+            schema=lambda wc: schema_path(PRIVACY_AUDIT["dataset"]),
         output:
             table="results/tables/epsilon_audit.csv",
             figure=report(
