@@ -15,7 +15,6 @@ each world's runs chooses the threshold, the second half evaluates it (synthrisk
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -27,7 +26,7 @@ from ..generators.memory import BetweenFits
 from .bounds import CONFIDENCE, choose_threshold, epsilon_lower_bound, errors_at
 from .canary import Canary, with_canary
 from .neighbours import check_relation, declared_relation
-from .statistic import CANARY_CELLS, MAMA_MIA, focal_weights, marginal_counts, marginal_name, statistic_values
+from .statistic import CANARY_CELLS, MAMA_MIA, focal_weights, marginal_counts, marginals, statistic_values
 
 WITHOUT, WITH = "without", "with"
 WORLDS = (WITHOUT, WITH)
@@ -94,9 +93,7 @@ def canary_counts(spec: dict, data: pd.DataFrame, schema, canary: Canary, world:
         rows.append({"run": int(run), **marginal_counts(synthetic, canary, schema)})
         del generator, synthetic
         memory.collect()
-    names = ["run", *canary.cells,
-             *(marginal_name(pair) for pair in itertools.combinations(canary.cells, 2))]
-    return pd.DataFrame(rows, columns=names).astype("int64")
+    return pd.DataFrame(rows, columns=["run", *marginals(list(canary.cells))]).astype("int64")
 
 
 @dataclass(frozen=True)
@@ -128,7 +125,10 @@ def audit_statistics(without: np.ndarray, with_: np.ndarray, nominal_epsilon: fl
     """Threshold on the first half of each world's runs, epsilon_lower on the second half; the worlds
     were neighbours under `neighbours`, the relation `nominal_epsilon` is stated for."""
     check_relation(neighbours)
-    without, with_ = np.asarray(without), np.asarray(with_)
+    without, with_ = np.asarray(without, dtype=float), np.asarray(with_, dtype=float)
+    if not (np.isfinite(without).all() and np.isfinite(with_).all()):
+        # a run that is neither above nor below the threshold would count as no error
+        raise ConfigError("privacy audit: a run's statistic is not a finite number")
     if len(without) != len(with_) or len(without) < 2:
         raise ConfigError(f"privacy audit: needs the same number (>= 2) of runs with and without the canary, got "
                           f"{len(with_)} with and {len(without)} without")

@@ -168,6 +168,16 @@ def focal_weights_of(real: pd.DataFrame, schema, settings: dict) -> dict[tuple[s
             for e in settings["epsilons"]}
 
 
+def _counts(frames: list[pd.DataFrame], what: str) -> pd.DataFrame:
+    """One world's blocks as one table of runs, refused when the blocks count different marginals (a
+    block of an older format left among new ones)."""
+    columns = {tuple(f.columns) for f in frames}
+    if len(columns) != 1:
+        raise ConfigError(f"epsilon_audit: {what}: its blocks count different marginals ({sorted(columns)}); "
+                          "rerun its blocks")
+    return pd.concat(frames, ignore_index=True).sort_values("run")
+
+
 def gather(blocks: dict[tuple[str, float, str], list[pd.DataFrame]], settings: dict,
            weights: dict[tuple[str, float], dict[str, int]]) -> pd.DataFrame:
     """One row per (generator, epsilon, statistic): the audit of its blocks' counts (keys: generator,
@@ -180,7 +190,11 @@ def gather(blocks: dict[tuple[str, float, str], list[pd.DataFrame]], settings: d
         for epsilon in settings["epsilons"]:
             spec = audited_spec(settings, generator, epsilon)
             privacy = nominal_privacy(spec, generator)
-            counts = {world: pd.concat(blocks[generator, epsilon, world]).sort_values("run") for world in WORLDS}
+            counts = {world: _counts(blocks[generator, epsilon, world], f"{generator} at ε {epsilon:g}, {world}")
+                      for world in WORLDS}
+            if list(counts["without"].columns) != list(counts["with"].columns):
+                raise ConfigError(f"epsilon_audit: {generator} at ε {epsilon:g}: the two worlds' blocks count "
+                                  "different marginals; rerun its blocks")
             for statistic in statistics_for(spec):
                 mine = weights.get((generator, float(epsilon))) if statistic == MAMA_MIA else None
                 result = audit_statistics(statistic_values(counts["without"], statistic, mine),

@@ -16,20 +16,23 @@ measures (all one-way ones and those on its tree, which this statistic does not 
 Equivalently: a synthetic record matching the canary in m columns counts m + m (m - 1) / 2 times.
 It needs only the synthetic data, so it audits any generator over the same discretised domain.
 
-**MAMA-MIA** (`mama_mia`, for MST only; synthrisk.mia.mama_mia): the attack that knows the generator
-reads only the marginals MST measures, each weighted by how sure it is that MST measured it: every
-one-way marginal (MST's first round measures them all: weight `runs`) and the focal pairs (the pairs
-MST's selection rounds choose often on the data without the canary: weight, the rounds that chose
-them). For the canary, MAMA-MIA's density ratio S_m / P_m has a reference share P_m of zero on every
-marginal (the canary is absent from the data), so the ratio is the release's share S_m over a
-constant floor. The statistic is the weighted sum of the log ratios, sum_m w_m log(1 + count_m), not
-the authors' weighted mean of the ratios themselves: with the counts zero-inflated and heavy-tailed
-(a fitted model either puts a lump of mass in the canary's pair cell or none), a mean of ratios is
-decided by its largest term, and a sum of logs (the form a likelihood ratio over separately measured
-marginals takes) weighs every marginal's evidence. This form was chosen on 8,000 exploratory fits
-per world of MST at epsilon 10 (the mean of ratios, the log form on the pairs only and on the
-measured marginals, indicator and square-root forms compared by the best log(TPR / FPR) of each);
-its bounds are measured on fresh fits (docs/methods/epsilon-audit.md).
+**After MAMA-MIA** (`mama_mia`, for MST only; synthrisk.mia.mama_mia): the knowledge of the attack
+that knows the generator, read as a test statistic. MAMA-MIA scores a record on the pairs MST
+measures (its focal points: the pairs MST's selection rounds choose often on the data without the
+canary), each weighted by the rounds that chose it, by a weighted mean of density ratios S_m / P_m.
+Two departures of ours, so the statistic is "after MAMA-MIA", not the authors' score:
+- it adds the one-way marginals, which MST's first round measures, every one of them, with the full
+  weight (the number of rounds); MAMA-MIA's score for MST reads the focal pairs only;
+- it sums w_m log(1 + count_m) instead of averaging the ratios. For one canary the reference share
+  P_m is a constant of the data per marginal (zero where the canary's cell is empty), so the ratio
+  is the release's share over a constant; the counts are zero-inflated and heavy-tailed (a fitted
+  model either puts a lump of mass in the canary's pair cell or none), so a mean of ratios is
+  decided by its largest term, while a sum of logs (the form a likelihood ratio over separately
+  measured marginals takes) weighs every marginal's evidence.
+This form was chosen on 8,000 exploratory fits per world of MST at epsilon 10 (the mean of ratios on
+the focal pairs, log, indicator and square-root forms on the pairs and on the measured marginals,
+compared by the best log(TPR / FPR) of each); its bounds are measured on fresh fits
+(docs/methods/epsilon-audit.md).
 
 Why not only exact copies of the canary (Stadler et al. 2022's naive feature): with the noise of a
 correct release the model spreads mass over every empty cell, so the canary's full cell ends up
@@ -53,25 +56,39 @@ from .canary import Canary
 #: the marginal orders counted: MST measures one- and two-way marginals
 MARGINAL_ORDERS = (1, 2)
 CANARY_CELLS, MAMA_MIA = "canary_cells", "mama_mia"
+#: joins the two columns of a pair's name
+SEPARATOR = "&"
 #: the statistics, each as the tables name it
-STATISTICS = {CANARY_CELLS: "canary cells", MAMA_MIA: "MAMA-MIA"}
+STATISTICS = {CANARY_CELLS: "canary cells", MAMA_MIA: "after MAMA-MIA"}
 #: the seed of the MST selection rounds that find MAMA-MIA's focal points (the auditor's simulation,
 #: seeded so that the same data give the same focal points)
 FOCAL_SEED = 0
 
 
 def marginal_name(columns) -> str:
-    """A marginal's name in the counts' tables: its columns joined by '&' (one column: its name)."""
-    return "&".join(columns)
+    """A marginal's name in the counts' tables: its columns sorted and joined by '&' (one column: its
+    name), whatever order the data hold them in, as MAMA-MIA's focal points name their pairs."""
+    return SEPARATOR.join(sorted(columns))
+
+
+def marginals(columns) -> list[str]:
+    """The names of the one- and two-way marginals of `columns`: the columns, then their pairs."""
+    bad = [c for c in columns if SEPARATOR in str(c)]
+    if bad:
+        raise ConfigError(f"privacy audit: column names {bad} hold {SEPARATOR!r}, which names the marginals' pairs")
+    return [*columns, *(marginal_name(pair) for pair in itertools.combinations(columns, 2))]
 
 
 def marginal_counts(synthetic: pd.DataFrame, canary: Canary, schema) -> dict[str, int]:
-    """The synthetic records in the canary's cell of every one- and two-way marginal, by marginal name."""
-    domain = canary.domain(schema, synthetic.columns)
-    hits = {c: domain[c].encode(synthetic[c]) == canary.cells[c] for c in canary.cells}
+    """The synthetic records in the canary's cell of every one- and two-way marginal of the canary's
+    columns, by marginal name (`marginals`)."""
+    columns = list(canary.cells)
+    marginals(columns)
+    domain = canary.domain(schema, columns)
+    hits = {c: domain[c].encode(synthetic[c]) == canary.cells[c] for c in columns}
     counts = {c: int(hit.sum()) for c, hit in hits.items()}
     counts.update({marginal_name(pair): int((hits[pair[0]] & hits[pair[1]]).sum())
-                   for pair in itertools.combinations(canary.cells, 2)})
+                   for pair in itertools.combinations(columns, 2)})
     return counts
 
 
@@ -94,8 +111,11 @@ def focal_weights(spec: dict, data: pd.DataFrame, schema, runs: int | None = Non
 def statistic_values(counts: pd.DataFrame, statistic: str, weights: dict[str, int] | None = None) -> np.ndarray:
     """Each run's statistic from its marginal counts (one row per run, a column per marginal, as
     `marginal_counts` names them; other columns are ignored). MAMA-MIA needs its `weights`."""
+    names = [c for c in counts.columns if c != "run"]
+    if counts[names].isna().any().any():
+        raise ConfigError("privacy audit: some runs lack a marginal's count (blocks of different formats?); "
+                          "rerun the audit's blocks")
     if statistic == CANARY_CELLS:
-        names = [c for c in counts.columns if c != "run"]
         return counts[names].sum(axis=1).to_numpy(dtype=float)
     if statistic == MAMA_MIA:
         if not weights:

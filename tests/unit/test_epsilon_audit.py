@@ -30,7 +30,7 @@ from synthrisk.epsilon_audit import (
     worst_case_canary,
 )
 from synthrisk.epsilon_audit.experiment import WITH, WITHOUT, nominal_privacy
-from synthrisk.epsilon_audit.statistic import CANARY_CELLS, MAMA_MIA, marginal_counts, statistic_values
+from synthrisk.epsilon_audit.statistic import CANARY_CELLS, MAMA_MIA, marginal_counts, marginals, statistic_values
 from synthrisk.errors import ConfigError, DataError
 from synthrisk.generators.base import Generator, make_generator, register
 from synthrisk.generators.mst import NOT_DP_NOISE
@@ -216,12 +216,19 @@ def test_statistic_counts_the_canarys_one_and_two_way_cells(small, small_schema)
     # matches 3, 2, 1, 0, 1 columns: m + m (m - 1) / 2 = 6 + 3 + 1 + 0 + 1
     assert canary_cell_count(table, canary, small_schema) == 11
     counts = marginal_counts(table, canary, small_schema)
-    assert counts == {"num": 3, "cnt": 3, "cat": 1, "num&cnt": 2, "num&cat": 1, "cnt&cat": 1}
+    # a pair is named by its columns sorted, whatever the data's order (num, cnt, cat), as MAMA-MIA's
+    # focal points name theirs
+    assert counts == {"num": 3, "cnt": 3, "cat": 1, "cnt&num": 2, "cat&num": 1, "cat&cnt": 1}
     frame = pd.DataFrame([{"run": 0, **counts}])
     assert statistic_values(frame, CANARY_CELLS) == pytest.approx([11])
-    # MAMA-MIA: the weighted log counts of the marginals it weighs only (here one column, one pair)
-    weights = {"num": 50, "num&cnt": 30}
+    # after MAMA-MIA: the weighted log counts of the marginals it weighs only (here one column, one pair)
+    weights = {"num": 50, "cnt&num": 30}
     assert statistic_values(frame, MAMA_MIA, weights) == pytest.approx([50 * np.log(4) + 30 * np.log(3)])
+    # a run that lacks a count is refused, not read as no error at every threshold
+    with pytest.raises(ConfigError, match="lack a marginal's count"):
+        statistic_values(pd.concat([frame, pd.DataFrame([{"run": 1, "num": 1}])]), CANARY_CELLS)
+    with pytest.raises(ConfigError, match="not a finite number"):
+        audit_statistics(np.array([0.0, np.nan]), np.array([1.0, 2.0]), 1.0, DELTA, neighbours=REPLACE_ONE)
     with pytest.raises(ConfigError, match="needs the focal points"):
         statistic_values(frame, MAMA_MIA)
     with pytest.raises(ConfigError, match=r"lack the marginals \['num&x'\]"):
@@ -238,6 +245,7 @@ def test_mama_mias_weights_are_every_one_way_marginal_and_the_focal_pairs(small,
     assert {c: weights[c] for c in small.columns} == {c: 4 for c in small.columns}  # MST measures every column
     pairs = {name: w for name, w in weights.items() if "&" in name}
     assert pairs and all(0 < w <= 4 for w in pairs.values()) and len(pairs) <= 3
+    assert set(pairs) <= set(marginals(list(small.columns)))  # the counts' names, in any column order
     assert focal_weights(spec, small, small_schema, runs=4) == weights  # seeded: the same data, the same points
 
 
@@ -450,7 +458,7 @@ def test_the_table_states_the_per_audit_and_the_family_wise_level(family_wise, t
     table = stage.gather(blocks, settings, weights)
     # both are MST: each (generator, epsilon) has the canary's cells and MAMA-MIA's bound
     assert len(table) == stage.n_bounds(settings) == 12 and (table["bounds"] == 12).all()
-    assert list(table["statistic"][:2]) == ["canary cells", "MAMA-MIA"]
+    assert list(table["statistic"][:2]) == ["canary cells", "after MAMA-MIA"]
     level = 1 - 0.05 / 12 if family_wise else 0.95
     assert table["confidence"].to_numpy() == pytest.approx([level] * 12)
     assert table["family_confidence"].to_numpy() == pytest.approx([0.95 if family_wise else 0.40] * 12)
@@ -467,6 +475,10 @@ def test_the_table_states_the_per_audit_and_the_family_wise_level(family_wise, t
     stage.write(table, tmp_path, tmp_path / "epsilon_audit.png")
     written = pd.read_csv(tmp_path / "epsilon_audit.csv")
     assert {"statistic", "neighbours", "confidence", "bounds", "family_confidence", "correction"} <= set(written.columns)
+    # a block of another format among a world's blocks is refused, not read as NaN counts
+    mixed = {**blocks, ("control", 1.0, "with"): [blocks["control", 1.0, "with"][0].rename(columns={"x1&x2": "statistic"})]}
+    with pytest.raises(ConfigError, match="control at ε 1: the two worlds' blocks count different marginals"):
+        stage.gather(mixed, settings, weights)
     aim = {"aim": {"backend": "synthcity", "plugin": "aim"}}  # not MST: the canary's cells alone
     one_settings = _stage_settings(generators=["aim"], controls=aim)
     blocks, weights = _blocks(one_settings, {"aim"})
