@@ -168,6 +168,26 @@ def test_the_red_teams_attack_table_pools_members_flagged_over_members_scored():
     assert row["TPR at FPR 10 %"].startswith("0.200 (") and row["TPR at FPR 0.1 %"] == "–"
 
 
+def test_the_red_teams_target_table_pools_the_shadow_targets_by_kind():
+    import json
+
+    red = _benchmark("red_team")
+
+    def target(kind, auc, low, tpr10, tpr1):
+        return {"target": "train:1", "kind": kind, "member": "yes", "AUC": auc, "ci_low": low,
+                "TPR at FPR 0.1": tpr10, "TPR at FPR 0.01": tpr1}
+
+    runs = pd.DataFrame({"dataset": ["adult"] * 2, "generator": ["cart"] * 2,
+                         "shadow_targets": [json.dumps([target("outlier", 0.8, 0.6, 0.4, 0.1),
+                                                        target("random", 0.5, 0.4, 0.1, None)]),
+                                            json.dumps([target("outlier", 0.6, 0.45, 0.2, 0.0)])]})
+    table = red.target_rows(runs).set_index("targets")
+    assert table.loc["outlier", "n"] == 2 and table.loc["outlier", "above chance"] == 1
+    assert table.loc["outlier", "median AUC (range)"] == "0.70 (0.60–0.80)"
+    assert table.loc["outlier", "median TPR at FPR 0.1"] == "0.300" and table.loc["outlier", "median TPR at FPR 0.01"] == "0.050"
+    assert table.loc["random", "median TPR at FPR 0.01"] == "–"  # unresolved by the refits: no number
+
+
 def test_the_disco_inference_comparison_regenerates_from_its_runs():
     spec = importlib.util.spec_from_file_location("disco_vs_inference", ROOT / "benchmarks" / "disco_vs_inference.py")
     module = importlib.util.module_from_spec(spec)
