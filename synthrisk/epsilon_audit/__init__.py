@@ -1,6 +1,6 @@
 """Empirical epsilon audit of DP generators (issue 15, part 2): a worst-case canary, N fits with and
 N without it (neighbours under the generator's own relation), count statistics (the canary's cells,
-and MAMA-MIA's for MST), and a
+and one after MAMA-MIA for MST), and a
 Clopper-Pearson lower bound on epsilon to set beside the nominal one."""
 
 from .bounds import (

@@ -148,7 +148,7 @@ def audit_statistics(without: np.ndarray, with_: np.ndarray, nominal_epsilon: fl
 
 
 def statistics_for(spec: dict) -> tuple[str, ...]:
-    """The statistics that audit a generator: the canary's cells always, MAMA-MIA's when it is MST's."""
+    """The statistics that audit a generator: the canary's cells always, and after MAMA-MIA when it is MST."""
     from ..mia.mama_mia import is_mst
 
     return (CANARY_CELLS, MAMA_MIA) if is_mst(spec) else (CANARY_CELLS,)
@@ -160,8 +160,8 @@ def audit_generator(spec: dict, data: pd.DataFrame, schema, canary: Canary, n_ru
                     first_run: int = 0) -> dict[str, AuditResult]:
     """The whole audit of one generator spec in this process: n_runs fits per world (runs first_run,
     first_run + 1, ...), neighbours under the generator's own relation, then each statistic's bound
-    at the (epsilon, delta) the generator claims, all read from the same fits. MAMA-MIA's focal
-    points are found on `data`, the world without the canary, before any fit."""
+    at the (epsilon, delta) the generator claims, all read from the same fits. The focal points
+    (after MAMA-MIA) are found on `data`, the world without the canary, before any fit."""
     privacy = nominal_privacy(spec, name)
     relation = declared_relation(privacy, name)
     weights = focal_weights(spec, data, schema) if MAMA_MIA in statistics else None

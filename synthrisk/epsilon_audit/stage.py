@@ -15,14 +15,14 @@ the canary follows the generator's own neighbour relation (synthrisk.epsilon_aud
 which its block jobs are given, so that a generator whose relation changes is fitted anew.
 
 Statistics (synthrisk.epsilon_audit.statistic): every generator is audited by the canary's cells;
-an MST generator also by MAMA-MIA's statistic, read from the same fits, its bound a row of its own
+an MST generator also by the statistic after MAMA-MIA, read from the same fits, its bound a row of its own
 beside the first. The blocks keep the canary's count in every marginal, so that the table reads both,
 and MAMA-MIA's focal points are found when the table is made, on the audited records.
 
 Multiplicity (synthrisk.epsilon_audit.bounds): the table holds k bounds, one per (generator, epsilon,
 statistic). With `family_wise: true` (the default) each bound is at 1 - (1 - confidence) / k, so that
 all the table's flags hold together at `confidence`; `family_wise: false` leaves each at
-`confidence`. The table states both levels (columns `confidence`, per audit, and
+`confidence`. The table states both levels (columns `confidence`, per bound, and
 `family_confidence`, with `bounds` = k), and so do the figure and the summary line.
 """
 
@@ -160,7 +160,7 @@ def n_bounds(settings: dict) -> int:
 
 
 def focal_weights_of(real: pd.DataFrame, schema, settings: dict) -> dict[tuple[str, float], dict[str, int]]:
-    """MAMA-MIA's weights (statistic.focal_weights) for every (generator, epsilon) it audits, found on
+    """The weights after MAMA-MIA (statistic.focal_weights) for every (generator, epsilon) it audits, found on
     the audited records, the world without the canary."""
     data, schema = audit_data(real, schema, settings)
     return {(g, float(e)): focal_weights(audited_spec(settings, g, e), data, schema)
@@ -181,7 +181,7 @@ def _counts(frames: list[pd.DataFrame], what: str) -> pd.DataFrame:
 def gather(blocks: dict[tuple[str, float, str], list[pd.DataFrame]], settings: dict,
            weights: dict[tuple[str, float], dict[str, int]]) -> pd.DataFrame:
     """One row per (generator, epsilon, statistic): the audit of its blocks' counts (keys: generator,
-    epsilon, world) by that statistic, MAMA-MIA's with its `weights` (`focal_weights_of`), the bound
+    epsilon, world) by that statistic, the one after MAMA-MIA with its `weights` (`focal_weights_of`), the bound
     at the per-audit level (module doc), with the family's level and size beside it."""
     k = n_bounds(settings)
     level = per_audit_confidence(settings["confidence"], k, settings["family_wise"])

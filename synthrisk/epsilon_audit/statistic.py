@@ -99,7 +99,7 @@ def canary_cell_count(synthetic: pd.DataFrame, canary: Canary, schema) -> int:
 
 def focal_weights(spec: dict, data: pd.DataFrame, schema, runs: int | None = None,
                   seed: int = FOCAL_SEED) -> dict[str, int]:
-    """MAMA-MIA's weight of every marginal MST measures (module doc), found with `runs` of MST's
+    """The weight, after MAMA-MIA, of every marginal MST measures (module doc), found with `runs` of MST's
     selection rounds on `data`, the world without the canary: marginal name -> weight."""
     from ..mia.mama_mia import FOCAL_RUNS, focal_points, kept, mst_of
 
