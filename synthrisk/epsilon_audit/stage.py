@@ -168,14 +168,16 @@ def focal_weights_of(real: pd.DataFrame, schema, settings: dict) -> dict[tuple[s
             for e in settings["epsilons"]}
 
 
-def _counts(frames: list[pd.DataFrame], what: str) -> pd.DataFrame:
-    """One world's blocks as one table of runs, refused when the blocks count different marginals (a
-    block of an older format left among new ones)."""
-    columns = {tuple(f.columns) for f in frames}
+def _counts(blocks: dict, generator: str, epsilon: float) -> dict[str, pd.DataFrame]:
+    """Each world's blocks of one (generator, epsilon) as one table of runs, refused when any two of
+    its blocks, in either world, count different marginals (a block of an older format left among
+    new ones)."""
+    frames = {world: blocks[generator, epsilon, world] for world in WORLDS}
+    columns = {tuple(f.columns) for world in WORLDS for f in frames[world]}
     if len(columns) != 1:
-        raise ConfigError(f"epsilon_audit: {what}: its blocks count different marginals ({sorted(columns)}); "
-                          "rerun its blocks")
-    return pd.concat(frames, ignore_index=True).sort_values("run")
+        raise ConfigError(f"epsilon_audit: {generator} at ε {epsilon:g}: its blocks count different marginals "
+                          f"({sorted(columns)}); rerun its blocks")
+    return {world: pd.concat(frames[world], ignore_index=True).sort_values("run") for world in WORLDS}
 
 
 def gather(blocks: dict[tuple[str, float, str], list[pd.DataFrame]], settings: dict,
@@ -190,11 +192,7 @@ def gather(blocks: dict[tuple[str, float, str], list[pd.DataFrame]], settings: d
         for epsilon in settings["epsilons"]:
             spec = audited_spec(settings, generator, epsilon)
             privacy = nominal_privacy(spec, generator)
-            counts = {world: _counts(blocks[generator, epsilon, world], f"{generator} at ε {epsilon:g}, {world}")
-                      for world in WORLDS}
-            if list(counts["without"].columns) != list(counts["with"].columns):
-                raise ConfigError(f"epsilon_audit: {generator} at ε {epsilon:g}: the two worlds' blocks count "
-                                  "different marginals; rerun its blocks")
+            counts = _counts(blocks, generator, epsilon)
             for statistic in statistics_for(spec):
                 mine = weights.get((generator, float(epsilon))) if statistic == MAMA_MIA else None
                 result = audit_statistics(statistic_values(counts["without"], statistic, mine),

@@ -83,13 +83,12 @@ def marginal_counts(synthetic: pd.DataFrame, canary: Canary, schema) -> dict[str
     """The synthetic records in the canary's cell of every one- and two-way marginal of the canary's
     columns, by marginal name (`marginals`)."""
     columns = list(canary.cells)
-    marginals(columns)
+    names = marginals(columns)
     domain = canary.domain(schema, columns)
-    hits = {c: domain[c].encode(synthetic[c]) == canary.cells[c] for c in columns}
-    counts = {c: int(hit.sum()) for c, hit in hits.items()}
-    counts.update({marginal_name(pair): int((hits[pair[0]] & hits[pair[1]]).sum())
-                   for pair in itertools.combinations(columns, 2)})
-    return counts
+    hits = [domain[c].encode(synthetic[c]) == canary.cells[c] for c in columns]
+    # `marginals` lists the columns, then their pairs in this order
+    cells = [*hits, *(a & b for a, b in itertools.combinations(hits, 2))]
+    return {name: int(cell.sum()) for name, cell in zip(names, cells, strict=True)}
 
 
 def canary_cell_count(synthetic: pd.DataFrame, canary: Canary, schema) -> int:

@@ -477,7 +477,7 @@ def test_the_table_states_the_per_audit_and_the_family_wise_level(family_wise, t
     assert {"statistic", "neighbours", "confidence", "bounds", "family_confidence", "correction"} <= set(written.columns)
     # a block of another format among a world's blocks is refused, not read as NaN counts
     mixed = {**blocks, ("control", 1.0, "with"): [blocks["control", 1.0, "with"][0].rename(columns={"x1&x2": "statistic"})]}
-    with pytest.raises(ConfigError, match="control at ε 1: the two worlds' blocks count different marginals"):
+    with pytest.raises(ConfigError, match="control at ε 1: its blocks count different marginals"):
         stage.gather(mixed, settings, weights)
     aim = {"aim": {"backend": "synthcity", "plugin": "aim"}}  # not MST: the canary's cells alone
     one_settings = _stage_settings(generators=["aim"], controls=aim)
