@@ -20,6 +20,7 @@ with logged(snakemake):
     paths = {name: snakemake.input[name] for name in ("members", "holdout", "aux", "real", "synthetic",
                                                      "status", "schema")}
     runs = plan_runs(measures, load_schema(paths["schema"]), output_stem)
-    in_hand = generator_in_workflow(wc.generator, snakemake.config["generators"].get(wc.generator))
+    in_hand = generator_in_workflow(wc.generator, snakemake.config["generators"].get(wc.generator),
+                                    snakemake.params.repo)
     run_synthetic_dataset(runs, paths, {"dataset": wc.dataset, "generator": wc.generator, "seed": int(wc.seed)},
                           log_of=lambda run: snakemake.log[run.measure.name], generator=in_hand)

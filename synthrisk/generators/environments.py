@@ -58,3 +58,13 @@ def generator_environments(specs: dict[str, dict], repo: str | Path) -> dict[str
 def generator_environment(spec: dict, repo: str | Path) -> str | None:
     requirements = requirements_file(spec, repo)
     return None if requirements is None else requirements.stem
+
+
+def built_python(spec: dict, repo: str | Path) -> Path | None:
+    """The interpreter of a generator's own environment once the workflow has built it (its `.installed`
+    stamp), else None: for the attacks that run a generator's own code there (MAMA-MIA on PrivBayes)."""
+    requirements = requirements_file(spec, repo)
+    if requirements is None:
+        return None
+    home = environment_dir(requirements, repo)
+    return home / "bin" / "python" if (home / ".installed").exists() else None

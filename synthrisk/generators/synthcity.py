@@ -179,3 +179,51 @@ class SynthcityGenerator(Generator):
         enable_reproducible_results(seed)
         out = self._plugin.generate(count=n, random_state=seed).dataframe()
         return self._decode(out)
+
+
+#: PrivBayes's own parameters (synthcity's PrivBayes constructor): the plugin's others do not touch its search
+PRIVBAYES_SEARCH_PARAMS = ("epsilon", "K", "n_bins", "mi_thresh", "target_usefulness")
+
+
+def privbayes_networks(job: dict) -> list[list]:
+    """synthcity PrivBayes's network search alone, round by round: MAMA-MIA's focal points on PrivBayes
+    (`synthrisk.mia.mama_mia_privbayes`, which runs `python -m synthrisk.generators.synthcity` in this
+    environment with the job on stdin). The job holds the real records (`frame.to_dict("split")`), the
+    schema (its dict), the plugin's parameters and, per round, the positions of the records it samples
+    and its seed. Each round encodes its sample as `fit` does, then runs synthcity 0.2.12's own first
+    step of PrivBayes: its encoding (`PrivBayes._encode`) and its exponential-mechanism search of the
+    network (`PrivBayes._greedy_bayes`), seeded as the plugin seeds a fit. No counts are measured and
+    nothing is sampled. Both are private methods of the synthcity pinned in envs/synthcity.txt; the slow
+    test that runs this fails on a synthcity without them. Returns each round's network, [[child,
+    [parents]], ...], in the order the search chose the children."""
+    from synthcity.plugins.privacy.plugin_privbayes import PrivBayes
+    from synthcity.utils.reproducibility import enable_reproducible_results
+
+    schema = DatasetSchema.from_dict(job["schema"], origin="MAMA-MIA's PrivBayes job")
+    records = schema.conform(pd.DataFrame(**job["records"]), what="MAMA-MIA's real records")
+    params = {k: v for k, v in job["params"].items() if k in PRIVBAYES_SEARCH_PARAMS}
+    found = []
+    for positions, seed in zip(job["samples"], job["seeds"]):
+        encoded = SynthcityGenerator(plugin="privbayes")._encode(records.iloc[positions], schema)
+        search = PrivBayes(**params)
+        codes, _ = search._encode(encoded)
+        enable_reproducible_results(seed)
+        found.append([[str(child), [str(p) for p in parents]] for child, parents in search._greedy_bayes(codes)])
+    return found
+
+
+def _answer_privbayes_job() -> int:
+    """stdin: a `privbayes_networks` job (JSON); stdout: its networks (JSON) and nothing else."""
+    import contextlib
+    import json
+    import sys
+
+    job = json.load(sys.stdin)
+    with contextlib.redirect_stdout(sys.stderr):  # synthcity's logs and progress bars
+        found = privbayes_networks(job)
+    json.dump(found, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_answer_privbayes_job())

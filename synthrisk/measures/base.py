@@ -142,11 +142,19 @@ class NotApplicable(Exception):
 class GeneratorInHand:
     """The generator that made the release, for the attacks that refit it (`synthrisk audit
     --generator`): the name it is shown under, its config entry ({backend: ..., params: ...}), and
-    `progress(done, total)`, called after each refit."""
+    `progress(done, total)`, called after each refit; and `python`, the interpreter of the environment
+    of its own that the generator runs in (synthcity's), None when it runs in this process. Only
+    attacks that run the generator's code there (MAMA-MIA on PrivBayes) can use such a generator; the
+    ones that refit it in this process say it cannot (`refittable_here`)."""
 
     name: str
     spec: dict
     progress: Callable[[int, int], None] | None = field(default=None, compare=False, repr=False)
+    python: str | None = None
+
+    @property
+    def refittable_here(self) -> bool:
+        return self.python is None
 
 
 @dataclass(frozen=True)

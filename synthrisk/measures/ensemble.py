@@ -55,6 +55,9 @@ class Ensemble(Exposure):
         if settings.mode == "shadow" and data.generator is None:
             raise NotApplicable("needs the generator in hand to train on its refits (synthrisk audit --generator); "
                                 "mode split trains on a half of the records instead")
+        if settings.mode == "shadow" and not data.generator.refittable_here:
+            raise NotApplicable(f"the generator runs in an environment of its own ({data.generator.python}); shadow "
+                                "mode refits it in this process only (mode split trains on a half of the records)")
         if data.holdout.empty:
             raise NotApplicable("needs holdout records (records the generator never saw)")
         generator = data.generator
@@ -78,7 +81,8 @@ class Ensemble(Exposure):
         return f"AUC {s['auc']:.4f} ({s['mode']}), {s['n_identified']} member(s) named at FDR {s['fdr']:g}"
 
     def names_members(self, generator) -> bool:
-        return generator is not None  # the audit's default mode, shadow, runs only with one
+        # the audit's default mode, shadow, runs only with a generator it can refit here
+        return generator is not None and generator.refittable_here
 
     def explain(self, row: dict) -> str:
         return (f"A classifier that weighs every distance and density signal together, trained where membership is "

@@ -37,16 +37,20 @@ def empty_run(key: dict, status: str, reason: str, record_columns) -> MeasureRes
     return MeasureResult({**key, "status": status, "error": reason}, pd.DataFrame({c: [] for c in record_columns}))
 
 
-def generator_in_workflow(name: str, spec: dict | None) -> GeneratorInHand | None:
-    """The generator that made a workflow's synthetic dataset, for the measures that refit it
-    (shadow models, MAMA-MIA, the ensemble): its config entry, or None for one that runs in an
-    environment of its own (its refits cannot run in the measure job's process; those measures then
-    skip with the reason)."""
-    from ..generators.base import BACKEND_ENVIRONMENTS
+def generator_in_workflow(name: str, spec: dict | None, repo: str | Path) -> GeneratorInHand | None:
+    """The generator that made a workflow's synthetic dataset, for the measures that refit it or run
+    its code (shadow models, MAMA-MIA, the ensemble): its config entry; for one that runs in an
+    environment of its own, with that environment's interpreter (`repo`: where the workflow builds
+    it), or None while it is not built. Measures that refit in this process skip such a generator
+    with the reason."""
+    from ..generators.environments import built_python, requirements_file
 
-    if not spec or spec.get("backend") in BACKEND_ENVIRONMENTS:
+    if not spec:
         return None
-    return GeneratorInHand(name, dict(spec))
+    if requirements_file(spec, repo) is None:
+        return GeneratorInHand(name, dict(spec))
+    python = built_python(spec, repo)
+    return None if python is None else GeneratorInHand(name, dict(spec), python=str(python))
 
 
 def load_input(paths: dict, seed: int, generator: GeneratorInHand | None = None) -> MeasureInput:

@@ -63,6 +63,9 @@ class ShadowModels(Measure):
         if data.generator is None:
             raise NotApplicable("needs the generator that made the release, to refit it (synthrisk audit "
                                 "--generator NAME)")
+        if not data.generator.refittable_here:
+            raise NotApplicable(f"the generator runs in an environment of its own ({data.generator.python}); its "
+                                "hundreds of refits run in this process only")
         if data.holdout.empty:
             raise NotApplicable("needs holdout records (records the generator never saw)")
         aux = data.aux if data.aux is not None and len(data.aux) else None

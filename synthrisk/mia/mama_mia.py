@@ -18,6 +18,8 @@ cells on those pairs. The attack:
    reference records: a weighted mean of per-marginal density ratios (DOMIAS's ratio, marginal by
    marginal), on MST's own codes (its public domain: levels, and `bins` equal-width bins of the
    bounds). Unsmoothed shares as the authors'; a cell missing from either frame counts 1e-10.
+   The score reads column sets of any size on any coding (`scores`), so the PrivBayes attack
+   (`mama_mia_privbayes`: child-and-parents sets on exact values) shares it.
 
 Written from the paper's description and the authors' scoring code as read
 (docs/methods/mama-mia.md); their MST is reprosyn's (exponential-mechanism tree, δ = 1e-9), ours is synthrisk's
@@ -33,7 +35,6 @@ holdout records are exchangeable in their scores, and the conformal p-values aga
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -94,34 +95,32 @@ def kept(weights: Counter, epsilon: float) -> dict[tuple[str, str], int]:
     return {pair: w for pair, w in sorted(weights.items()) if w >= least}
 
 
-@dataclass(frozen=True)
-class Cells:
-    """Each record's cell of one pair of columns, on MST's codes."""
-
-    codes: dict
-    sizes: dict
-
-    @classmethod
-    def of(cls, frame: pd.DataFrame, columns: dict) -> Cells:
-        return cls({c: col.encode(frame[c]) for c, col in columns.items()}, {c: col.size for c, col in columns.items()})
-
-    def pair(self, a: str, b: str) -> np.ndarray:
-        return self.codes[a].astype(np.int64) * self.sizes[b] + self.codes[b]
+def set_cells(codes: list[dict[str, np.ndarray]], columns: tuple[str, ...]) -> list[np.ndarray]:
+    """Each frame's cell of the attribute set `columns`, numbered over the frames together; `codes`:
+    each frame's {column: integer codes} on the generator's own domain."""
+    stacked = np.concatenate([np.column_stack([frame[c] for c in columns]) for frame in codes])
+    _, cells = np.unique(stacked, axis=0, return_inverse=True)
+    sizes = [len(frame[columns[0]]) for frame in codes]
+    return np.split(cells.reshape(-1), np.cumsum(sizes)[:-1])
 
 
-def scores(records: pd.DataFrame, synthetic: pd.DataFrame, reference: pd.DataFrame, columns: dict,
-           focal: dict[tuple[str, str], int]) -> np.ndarray:
-    """A(x) of every record of `records` (module doc) against the release and the reference records,
-    on MST's domain `columns` (name -> MSTColumn)."""
-    wanted, released, population = (Cells.of(f, columns) for f in (records, synthetic, reference))
-    total = np.zeros(len(records))
-    for (a, b), weight in focal.items():
-        size = columns[a].size * columns[b].size
-        share_release = np.bincount(released.pair(a, b), minlength=size) / max(len(synthetic), 1)
-        share_reference = np.bincount(population.pair(a, b), minlength=size) / max(len(reference), 1)
-        cells = wanted.pair(a, b)
-        total += weight * np.maximum(share_release[cells], FLOOR) / np.maximum(share_reference[cells], FLOOR)
+def scores(wanted: dict, released: dict, reference: dict, focal: dict[tuple[str, ...], int]) -> np.ndarray:
+    """A(x) of every record of `wanted` (module doc) against the release and the reference records,
+    each given as its codes {column: integers} on the generator's domain (`mst_codes`; for PrivBayes
+    `mama_mia_privbayes.value_codes`); a focal point is a set of columns of any size."""
+    total = np.zeros(len(next(iter(wanted.values()))) if wanted else 0)
+    for columns, weight in focal.items():
+        mine, theirs, population = set_cells([wanted, released, reference], columns)
+        size = 1 + max(int(c.max(initial=-1)) for c in (mine, theirs, population))
+        share_release = np.bincount(theirs, minlength=size) / max(len(theirs), 1)
+        share_reference = np.bincount(population, minlength=size) / max(len(population), 1)
+        total += weight * np.maximum(share_release[mine], FLOOR) / np.maximum(share_reference[mine], FLOOR)
     return total / max(len(focal), 1)
+
+
+def mst_codes(frame: pd.DataFrame, columns: dict) -> dict[str, np.ndarray]:
+    """A frame's codes on MST's domain `columns` (name -> MSTColumn)."""
+    return {c: col.encode(frame[c]) for c, col in columns.items()}
 
 
 def is_mst(spec: dict) -> bool:

@@ -13,7 +13,7 @@ from ..errors import ConfigError
 from ..measures.base import GeneratorInHand
 
 #: the keys of a generator's config entry besides `backend` (as under config.yaml's `generators:`)
-ENTRY_KEYS = ("model", "params", "timeout")
+ENTRY_KEYS = ("model", "plugin", "params", "timeout")
 
 
 def generator_spec(generator, config=None) -> tuple[str, dict]:
@@ -58,23 +58,44 @@ def _entry_from_file(path, backend: str) -> dict:
 
 def generator_in_hand(generator, config=None, progress=None) -> GeneratorInHand | None:
     """The checked `GeneratorInHand`, or None without a generator. The generator is built once here
-    (its class found, its parameters accepted) and refused when it runs in an environment of its own:
-    the audit refits it in this process."""
+    (its class found, its parameters accepted). One that runs in an environment of its own is taken
+    only where an attack runs its code there (MAMA-MIA on synthcity's PrivBayes), with that
+    environment's interpreter; the other attacks refit the generator in this process."""
     from ..generators.base import BACKEND_ENVIRONMENTS, make_generator
+    from ..mia.mama_mia_privbayes import is_privbayes
 
     if generator is None:
         if config is not None:
             raise ConfigError("--generator-config: given without --generator")
         return None
     name, spec = generator_spec(generator, config)
-    if name in BACKEND_ENVIRONMENTS:
-        raise ConfigError(f"--generator: {name!r} runs in its own environment ({BACKEND_ENVIRONMENTS[name]}); the "
-                          "audit refits the generator in its own process, so it cannot use it")
+    isolated = name in BACKEND_ENVIRONMENTS
+    where = f"--generator: {name!r} runs in its own environment ({BACKEND_ENVIRONMENTS.get(name)})"
+    if isolated and not is_privbayes(spec):
+        raise ConfigError(f"{where}; the audit refits a generator in its own process, and runs code in that "
+                          "environment only for MAMA-MIA on synthcity's PrivBayes (--generator-config with plugin: "
+                          "privbayes)")
     try:
         make_generator(spec, name=name)
     except ConfigError as exc:
         raise ConfigError(f"--generator {name} (--generator-config): {exc}") from None
-    return GeneratorInHand(name, spec, progress)
+    if not isolated:
+        return GeneratorInHand(name, spec, progress)
+    return GeneratorInHand(name, spec, progress, python=str(_environment_python(spec, where)))
+
+
+def _environment_python(spec: dict, where: str) -> Path:
+    """The interpreter of the environment the generator runs in, refused while it is not built."""
+    import synthrisk
+
+    from ..generators.environments import built_python
+
+    repo = Path(synthrisk.__file__).resolve().parents[1]
+    python = built_python(spec, repo)
+    if python is None:
+        raise ConfigError(f"{where}, which is not built in {repo}: a workflow run with a synthcity generator builds "
+                          "it there (make run CONFIG=\"config/config.yaml config/synthcity.yaml\")")
+    return python
 
 
 def check_shadow_fits(value, generator) -> int | None:

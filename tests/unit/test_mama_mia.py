@@ -59,11 +59,18 @@ def test_the_score_is_the_weighted_mean_of_the_release_over_reference_shares(sch
     record = reference.iloc[[0]]
     # pair (x, k): the record's cell (0, 0) is 2/4 of the release and 2/4 of the reference: ratio 1;
     # pair (k, c): its cell (0, a) is 2/4 of the release and 1/4 of the reference: ratio 2
-    got = mama_mia.scores(record, release, reference, columns, {("x", "k"): 3, ("k", "c"): 1})
+    def codes(frame):
+        return mama_mia.mst_codes(frame, columns)
+
+    got = mama_mia.scores(codes(record), codes(release), codes(reference), {("x", "k"): 3, ("k", "c"): 1})
     assert got == pytest.approx([(3 * 1.0 + 1 * 2.0) / 2])
     # a cell the release lacks counts 1e-10 of it
     lone = reference.iloc[[1]]
-    assert mama_mia.scores(lone, release, reference, columns, {("k", "c"): 1}) == pytest.approx([1e-10 / 0.25])
+    assert mama_mia.scores(codes(lone), codes(release), codes(reference), {("k", "c"): 1}) == \
+        pytest.approx([1e-10 / 0.25])
+    # a set of any size: the record's cell (0, 0, a) of (x, k, c) is 2/4 of the release, 1/4 of the reference
+    assert mama_mia.scores(codes(record), codes(release), codes(reference), {("x", "k", "c"): 2}) == \
+        pytest.approx([2 * 2.0])
 
 
 def test_focal_points_come_from_msts_own_selection(schema):
@@ -113,10 +120,69 @@ def test_members_of_an_mst_release_at_a_large_epsilon_are_found(schema, populati
     found = synthrisk.measure("mama_mia", members, release, holdout, schema=schema, generator=MST, runs=5)
     assert found.value > 0.55 and found.p_value < 0.01, found.verdict
     kept = [f for f in found.details["focal_points"] if f["kept"]]
-    assert kept and all(len(f["pair"]) == 2 for f in kept)
+    assert kept and all(len(f["columns"]) == 2 for f in kept) and found.details["knows"] == "MST"
 
 
 def test_it_is_skipped_without_mst_in_hand(schema, population):
     members, holdout = population.iloc[:100], population.iloc[100:200]
-    with pytest.raises(ConfigError, match="needs the generator in hand, and that generator MST"):
+    with pytest.raises(ConfigError, match="needs the generator in hand, and that generator MST or synthcity's"):
         synthrisk.measure("mama_mia", members, members, holdout, schema=schema, generator="cart")
+
+
+# MAMA-MIA on synthcity's PrivBayes: what runs here without synthcity's environment (its network
+# searches run there: tests/workflow/test_synthcity.py's slow test).
+
+PRIVBAYES = {"backend": "synthcity", "plugin": "privbayes", "params": {"epsilon": 10.0}}
+
+
+def test_privbayes_cells_are_exact_values_numbered_over_the_frames(schema):
+    from synthrisk.mia.mama_mia_privbayes import value_codes
+
+    first = schema.conform(pd.DataFrame({"x": [0, 7, 7], "k": [1, 1, 2], "c": ["a", None, "b"]}))
+    second = schema.conform(pd.DataFrame({"x": [7, 3], "k": [2, 1], "c": [None, "a"]}))
+    one, two = value_codes([first, second], schema)
+    assert one["x"][1] == one["x"][2] == two["x"][0] and two["x"][1] not in one["x"]
+    assert one["c"][1] == two["c"][0] and len({*one["c"], *two["c"]}) == 3  # a missing category is a level
+    assert one["c"][0] == two["c"][1]
+    # on those codes the score reads a child-and-parents set as any other set
+    got = mama_mia.scores(one, two, one, {("c", "k", "x"): 1})
+    assert got[0] == pytest.approx(1e-10 / (1 / 3)) and got[2] == pytest.approx(1e-10 / (1 / 3))
+
+
+def test_the_audit_takes_privbayes_only_with_its_environment(monkeypatch, tmp_path):
+    from synthrisk.generators import environments
+    from synthrisk.release_audit.generator import generator_in_hand
+
+    with pytest.raises(ConfigError, match="runs code in that environment only for MAMA-MIA on synthcity's PrivBayes"):
+        generator_in_hand({"backend": "synthcity", "plugin": "adsgan"})
+    monkeypatch.setattr(environments, "built_python", lambda spec, repo: None)
+    with pytest.raises(ConfigError, match=r"'synthcity' runs in its own environment .*which is not built in"):
+        generator_in_hand(PRIVBAYES)
+    monkeypatch.setattr(environments, "built_python", lambda spec, repo: tmp_path / "bin/python")
+    hand = generator_in_hand(PRIVBAYES)
+    assert hand.python == str(tmp_path / "bin/python") and not hand.refittable_here
+
+
+def test_the_workflow_hands_over_a_built_environment_and_nothing_else(tmp_path):
+    from synthrisk.measures.runner import generator_in_workflow
+
+    assert generator_in_workflow("cart", {"backend": "cart"}, tmp_path).refittable_here
+    assert generator_in_workflow("pb", PRIVBAYES, tmp_path) is None  # not built: as before, no generator
+    (tmp_path / ".venv-synthcity").mkdir()
+    (tmp_path / ".venv-synthcity/.installed").touch()
+    hand = generator_in_workflow("pb", PRIVBAYES, tmp_path)
+    assert hand.python == str(tmp_path / ".venv-synthcity/bin/python") and hand.spec == PRIVBAYES
+
+
+@pytest.mark.parametrize("name, settings", [("shadow_models", {}), ("ensemble", {"mode": "shadow"})])
+def test_attacks_that_refit_here_skip_a_generator_of_another_environment(name, settings, schema, population):
+    from synthrisk.measures.base import GeneratorInHand, MeasureInput, NotApplicable
+    from synthrisk.measures.registry import measure
+
+    members, holdout = population.iloc[:100], population.iloc[100:200]
+    data = MeasureInput(members=members, holdout=holdout, aux=holdout.iloc[:0], synthetic=members, schema=schema,
+                        population_size=3000, seed=0, generator=GeneratorInHand("pb", PRIVBAYES, python="/x/python"))
+    attack = measure(name)
+    with pytest.raises(NotApplicable, match="runs in an environment of its own"):
+        attack.run(data, attack.settings(settings), None)
+    assert not attack.names_members(data.generator)

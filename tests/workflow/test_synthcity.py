@@ -33,10 +33,31 @@ def test_synthcity_environment_is_built_only_when_a_generator_needs_it(tmp_path)
         assert planned["generator_env"] == 1
 
 
+PRIVBAYES = {"backend": "synthcity", "plugin": "privbayes", "params": {"epsilon": 10.0, "noise_seed": 3}}
+
+
 @pytest.mark.slow
 def test_synthcity_generators_run_end_to_end(tmp_path):
-    """Builds .venv-synthcity from envs/synthcity.txt (if absent) and runs real plugins on Adult."""
-    snakemake(tmp_path, tiny_config(tmp_path, {"cart": {"backend": "cart"}, **SYNTHCITY}), "--keep-going")
+    """Builds .venv-synthcity from envs/synthcity.txt (if absent) and runs real plugins on Adult; the
+    measure job runs MAMA-MIA's PrivBayes network searches in that environment."""
+    config = tiny_config(tmp_path, {"cart": {"backend": "cart"}, **SYNTHCITY, "privbayes": PRIVBAYES},
+                         mama_mia={"privbayes_runs": 2})
+    snakemake(tmp_path, config, "--keep-going")
+    attack = json.loads((tmp_path / "results/mama_mia/adult/privbayes/seed0.json").read_text())
+    assert attack["status"] == "ok", attack.get("error")
+    assert attack["knows"] == "PrivBayes" and attack["runs"] == 2 and 0 <= attack["auc"] <= 1
+    # each round's network covers every column once: its child-and-parents sets hold 13 children in all
+    assert sum(f["weight"] for f in attack["focal_points"]) == 2 * 13
+    assert any(f["kept"] for f in attack["focal_points"])
+    # with a noise seed the release repeats, network search included (the job's hash seed is fixed)
+    release = tmp_path / "results/synthetic/adult/privbayes/seed0.parquet"
+    first = pd.read_parquet(release)
+    release.unlink()
+    release.with_suffix(".json").unlink()
+    snakemake(tmp_path, config, str(release.relative_to(tmp_path)))
+    pd.testing.assert_frame_equal(pd.read_parquet(release), first)
+    skipped = json.loads((tmp_path / "results/mama_mia/adult/bn/seed0.json").read_text())
+    assert skipped["status"] == "skipped" and "MST or synthcity's PrivBayes" in skipped["error"]
     schema = yaml.safe_load((ROOT / "config/datasets/adult.yaml").read_text())
     train = pd.read_parquet(tmp_path / "results/data/adult/seed0/train.parquet")
     for name in ("bn", "adsgan"):

@@ -99,8 +99,11 @@ rule generate_isolated:
         "synthetic_run"
     conda:
         MAIN_CONDA_ENV
+    # The hash seed is the replicate's: synthcity's PrivBayes iterates over sets of column names, so its
+    # network would otherwise change with each process, and a run with a noise seed would not repeat.
+    # The order is no source of privacy (an exponential mechanism is DP whatever order it scores in).
     shell:
-        "{params.python} {params.script} --name {wildcards.generator} --spec {params.spec:q}"
+        "PYTHONHASHSEED={wildcards.seed} {params.python} {params.script} --name {wildcards.generator} --spec {params.spec:q}"
         " --train {input.train} --schema {input.schema} --n {params.n} --seed {wildcards.seed}"
         " --threads {threads} --synthetic {output.synthetic} --status {output.status}"
         " --log {log.job} > {log.stream} 2>&1"

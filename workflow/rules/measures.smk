@@ -24,6 +24,9 @@ if MEASURES:
             schema=dataset_schema,
         output:
             **measure_job_outputs(),
+        params:
+            # where generators with an environment of their own have it (MAMA-MIA runs PrivBayes's search there)
+            repo=workflow.basedir,
         log:
             job="results/logs/measures/{dataset}/{generator}/seed{seed}.log",
             **{name: f"results/logs/{name}/{{dataset}}/{{generator}}/seed{{seed}}.log" for name in MEASURES},
