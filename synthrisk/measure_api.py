@@ -225,8 +225,8 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
         Reader options of text files (`sep`, `encoding`, `na_values`, ...; `synthrisk.io.ReadOptions`).
     generator : str or dict, optional
         The generator that made the release (a backend name, ``package.module:Class`` or its config
-        entry), for the measures that need it (`shadow_models`, and `mama_mia` for MST); they are
-        skipped without it.
+        entry), for the measures that need it (`shadow_models`, `ensemble`, and `mama_mia` for MST or
+        synthcity's PrivBayes); they are skipped without it.
     **settings
         The measure's settings (the fields of its `Settings`, e.g. RAPID's `attackers`,
         `permutations`, `null_refits`); default: the audit's, else the measure's own defaults.

@@ -66,5 +66,5 @@ def built_python(spec: dict, repo: str | Path) -> Path | None:
     requirements = requirements_file(spec, repo)
     if requirements is None:
         return None
-    home = environment_dir(requirements, repo)
-    return home / "bin" / "python" if (home / ".installed").exists() else None
+    python = environment_dir(requirements, repo) / "bin" / "python"
+    return python if python.exists() and (python.parents[1] / ".installed").exists() else None

@@ -78,7 +78,7 @@ class MamaMia(Exposure):
     def log_line(self, result) -> str:
         s = result.summary
         kept = sum(f["kept"] for f in s["focal_points"])
-        return f"AUC {s['auc']:.4f} on {kept} focal pairs, {s['n_identified']} member(s) named at FDR {s['fdr']:g}"
+        return f"AUC {s['auc']:.4f} on {kept} focal sets, {s['n_identified']} member(s) named at FDR {s['fdr']:g}"
 
     def names_members(self, generator) -> bool:
         return generator is not None and known_generator(generator.spec)
@@ -97,13 +97,14 @@ class MamaMia(Exposure):
         if not ok:
             return None
         summary = ok[0]
-        what = SELECTIONS[summary["knows"]]
-        rows = [{"columns": " × ".join(f["columns"]), "selected in runs": f["weight"],
+        knows = summary.get("knows", "MST")  # a summary written before PrivBayes was known is MST's
+        what = SELECTIONS[knows]
+        rows = [{"columns": " × ".join(f.get("columns", f.get("pair", []))), "selected in runs": f["weight"],
                  "kept": "yes" if f["kept"] else ""} for f in summary["focal_points"]]
         note = (f"{summary['runs']} {what} at ε = {summary['epsilon']:g} on samples of {summary['n_members']} real "
                 f"records; a set is kept when chosen in at least {summary['threshold_share']:.2f} × the most chosen "
                 f"set's runs (the authors' threshold for this ε).")
-        return {"caption": f"MAMA-MIA's focal points: the column sets {summary['knows']} measures", "rows": rows,
+        return {"caption": f"MAMA-MIA's focal points: the column sets {knows} measures", "rows": rows,
                 "notes": [note]}
 
 
@@ -143,8 +144,8 @@ def _mst_focus(data, settings, real) -> Focus:
     if generator.domain != "public":
         raise NotApplicable("MST with domain from_data reads its codes from the training records, so the attack "
                             "cannot rebuild them (and the release is not DP)")
-    weights = mama_mia.focal_points(data.generator.spec, real, data.schema, len(data.members), settings.runs,
-                                    data.seed)
+    weights = mama_mia.focal_points(data.generator.spec, mama_mia.in_canonical_order(real), data.schema,
+                                    len(data.members), settings.runs, data.seed)
     domain = generator.domain_columns(real, data.schema)
     return Focus("MST", weights, generator.epsilon, settings.runs,
                  lambda frames: [mama_mia.mst_codes(f, domain) for f in frames])
@@ -152,13 +153,15 @@ def _mst_focus(data, settings, real) -> Focus:
 
 def _privbayes_focus(data, settings, real) -> Focus:
     from ..mia import mama_mia_privbayes
+    from ..mia.mama_mia import in_canonical_order
 
     if data.generator.python is None:
         raise NotApplicable("synthcity's PrivBayes runs in its own environment, and the attack runs its network "
                             "search there: that environment is not built (the workflow builds .venv-synthcity when a "
                             "generator needs it)")
     generator = mama_mia_privbayes.privbayes_of(data.generator.spec)
-    weights = mama_mia_privbayes.focal_points(data.generator.spec, real, data.schema, len(data.members),
-                                              settings.privbayes_runs, data.seed, data.generator.python)
+    weights = mama_mia_privbayes.focal_points(data.generator.spec, in_canonical_order(real), data.schema,
+                                              len(data.members), settings.privbayes_runs, data.seed,
+                                              data.generator.python)
     return Focus("PrivBayes", weights, generator.privacy()["epsilon"], settings.privbayes_runs,
                  lambda frames: mama_mia_privbayes.value_codes(frames, data.schema))

@@ -87,6 +87,15 @@ def focal_points(spec: dict, records: pd.DataFrame, schema: DatasetSchema, n: in
     return weights
 
 
+def in_canonical_order(records: pd.DataFrame) -> pd.DataFrame:
+    """The records sorted by a hash of their values (identical records keep their order, and are
+    interchangeable). The focal-point samples are drawn by position, so drawn from this order they
+    depend on the pooled records as a set, not on which of them are members: every step of the
+    attack is then a symmetric function of the pool, which the conformal p-values' exactness needs."""
+    order = np.argsort(pd.util.hash_pandas_object(records, index=False).to_numpy(), kind="stable")
+    return records.iloc[order].reset_index(drop=True)
+
+
 def kept(weights: Counter, epsilon: float) -> dict[tuple[str, str], int]:
     """The focal points: the pairs whose weight reaches f(ε) x the largest."""
     if not weights:

@@ -16,7 +16,7 @@ scored on the values PrivBayes itself counts.
   sample of the generator's own randomness.
 
 Cost: a round is one network search, which grows with the number of parent sets it scores: about 1.5 s
-on the simulator's 8 columns, 30 to 70 s on Adult's 13 (1,000 records, 2 cores; docs/methods/mama-mia.md).
+on the simulator's 8 columns, about 20 s on Adult's 13 (1,000 records; docs/methods/mama-mia.md).
 """
 
 from __future__ import annotations
@@ -42,8 +42,11 @@ FOCAL_RUNS = 20
 
 
 def is_privbayes(spec: dict) -> bool:
-    """Whether a config entry is synthcity's PrivBayes plugin."""
-    return isinstance(spec, dict) and spec.get("backend") == "synthcity" and spec.get("plugin") == "privbayes"
+    """Whether a config entry is synthcity's PrivBayes plugin (`plugin` beside `backend` or in `params`,
+    as the backend takes either)."""
+    if not isinstance(spec, dict) or spec.get("backend") != "synthcity":
+        return False
+    return (spec.get("plugin") or (spec.get("params") or {}).get("plugin")) == "privbayes"
 
 
 def privbayes_of(spec: dict):
@@ -53,7 +56,11 @@ def privbayes_of(spec: dict):
     if not is_privbayes(spec):
         raise ConfigError(f"MAMA-MIA on PrivBayes: the generator in hand is {spec.get('backend')!r}, plugin "
                           f"{spec.get('plugin')!r}; this attack knows synthcity's privbayes only")
-    return make_generator(spec, name="privbayes")
+    generator = make_generator(spec, name="privbayes")
+    if generator.params.get("compress_dataset"):
+        raise ConfigError("MAMA-MIA on PrivBayes: params.compress_dataset makes synthcity drop columns before its "
+                          "network search, which the attack does not repeat; remove it")
+    return generator
 
 
 def focal_points(spec: dict, records: pd.DataFrame, schema: DatasetSchema, n: int, runs: int, seed: int,
@@ -83,8 +90,12 @@ def _digest(frame: pd.DataFrame, schema: DatasetSchema, params: dict, *rest) -> 
 
 def _searched(generator, records: pd.DataFrame, schema: DatasetSchema, n: int, runs: int, seed: int,
               python: str | Path) -> Counter:
+    # The backend refuses missing numbers, so a release had none among its members: the searches draw from
+    # the complete records (a rule on the pool as a set, which keeps the steps symmetric).
+    complete = np.flatnonzero(records[schema.numeric].notna().all(axis=1).to_numpy())
     rng = np.random.default_rng([seed, 0x9B9B])
-    samples = [rng.choice(len(records), size=min(n, len(records)), replace=False).tolist() for _ in range(runs)]
+    samples = [complete[rng.choice(len(complete), size=min(n, len(complete)), replace=False)].tolist()
+               for _ in range(runs)]
     seeds = [int(np.random.SeedSequence([seed, run]).generate_state(1)[0]) for run in range(runs)]
     frame = records[list(schema.columns)]
     job = {"schema": schema.to_dict(), "params": dict(generator.params),
@@ -108,12 +119,18 @@ def _search(python: str | Path, job: dict, hash_seed: int) -> list:
     package_root = str(Path(synthrisk.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONHASHSEED": str(hash_seed),
            "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([str(python), "-m", "synthrisk.generators.synthcity"], input=json.dumps(job),
-                          capture_output=True, text=True, env=env, check=False)
+    failed = f"MAMA-MIA: synthcity's PrivBayes network search failed in {python}"
+    try:
+        done = subprocess.run([str(python), "-m", "synthrisk.generators.synthcity"], input=json.dumps(job),
+                              capture_output=True, text=True, env=env, check=False)
+    except OSError as exc:
+        raise DataError(f"{failed}: {exc}") from None
     if done.returncode != 0:
-        raise DataError(f"MAMA-MIA: synthcity's PrivBayes network search failed in {python}:\n"
-                        f"{done.stderr.strip()[-2000:]}")
-    return json.loads(done.stdout)
+        raise DataError(f"{failed}:\n{done.stderr.strip()[-2000:]}")
+    try:
+        return json.loads(done.stdout)
+    except json.JSONDecodeError:
+        raise DataError(f"{failed}: its answer is not JSON: {done.stdout[:300]!r}") from None
 
 
 def value_codes(frames: list[pd.DataFrame], schema: DatasetSchema) -> list[dict[str, np.ndarray]]:

@@ -62,7 +62,7 @@ def generator_in_hand(generator, config=None, progress=None) -> GeneratorInHand 
     only where an attack runs its code there (MAMA-MIA on synthcity's PrivBayes), with that
     environment's interpreter; the other attacks refit the generator in this process."""
     from ..generators.base import BACKEND_ENVIRONMENTS, make_generator
-    from ..mia.mama_mia_privbayes import is_privbayes
+    from ..mia.mama_mia_privbayes import is_privbayes, privbayes_of
 
     if generator is None:
         if config is not None:
@@ -76,7 +76,7 @@ def generator_in_hand(generator, config=None, progress=None) -> GeneratorInHand 
                           "environment only for MAMA-MIA on synthcity's PrivBayes (--generator-config with plugin: "
                           "privbayes)")
     try:
-        make_generator(spec, name=name)
+        privbayes_of(spec) if isolated else make_generator(spec, name=name)  # built once: its parameters checked
     except ConfigError as exc:
         raise ConfigError(f"--generator {name} (--generator-config): {exc}") from None
     if not isolated:
@@ -105,6 +105,9 @@ def check_shadow_fits(value, generator) -> int | None:
         return None
     if generator is None:
         raise ConfigError("--shadow-fits: given without --generator (there is nothing to refit)")
+    if not generator.refittable_here:
+        raise ConfigError(f"--shadow-fits: --generator {generator.name} runs in an environment of its own, where "
+                          "the audit does not refit it (shadow models do not run)")
     if isinstance(value, bool) or not isinstance(value, int) or value < 8 or value % 2:
         raise ConfigError(f"--shadow-fits: give an even number of refits of at least 8, got {value!r}")
     return value

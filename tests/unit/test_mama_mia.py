@@ -151,7 +151,7 @@ def test_privbayes_cells_are_exact_values_numbered_over_the_frames(schema):
 
 def test_the_audit_takes_privbayes_only_with_its_environment(monkeypatch, tmp_path):
     from synthrisk.generators import environments
-    from synthrisk.release_audit.generator import generator_in_hand
+    from synthrisk.release_audit.generator import check_shadow_fits, generator_in_hand
 
     with pytest.raises(ConfigError, match="runs code in that environment only for MAMA-MIA on synthcity's PrivBayes"):
         generator_in_hand({"backend": "synthcity", "plugin": "adsgan"})
@@ -161,17 +161,10 @@ def test_the_audit_takes_privbayes_only_with_its_environment(monkeypatch, tmp_pa
     monkeypatch.setattr(environments, "built_python", lambda spec, repo: tmp_path / "bin/python")
     hand = generator_in_hand(PRIVBAYES)
     assert hand.python == str(tmp_path / "bin/python") and not hand.refittable_here
-
-
-def test_the_workflow_hands_over_a_built_environment_and_nothing_else(tmp_path):
-    from synthrisk.measures.runner import generator_in_workflow
-
-    assert generator_in_workflow("cart", {"backend": "cart"}, tmp_path).refittable_here
-    assert generator_in_workflow("pb", PRIVBAYES, tmp_path) is None  # not built: as before, no generator
-    (tmp_path / ".venv-synthcity").mkdir()
-    (tmp_path / ".venv-synthcity/.installed").touch()
-    hand = generator_in_workflow("pb", PRIVBAYES, tmp_path)
-    assert hand.python == str(tmp_path / ".venv-synthcity/bin/python") and hand.spec == PRIVBAYES
+    with pytest.raises(ConfigError, match="--shadow-fits: --generator synthcity runs in an environment of its own"):
+        check_shadow_fits(40, hand)
+    with pytest.raises(ConfigError, match="compress_dataset"):
+        generator_in_hand({**PRIVBAYES, "params": {"epsilon": 1.0, "compress_dataset": True}})
 
 
 @pytest.mark.parametrize("name, settings", [("shadow_models", {}), ("ensemble", {"mode": "shadow"})])

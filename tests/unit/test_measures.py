@@ -211,12 +211,20 @@ def test_control_set_measures_run_summarise_and_give_evidence(tmp_path):
     assert risks.loc["linkability", "verdict"].startswith("at risk")
 
 
-def test_the_workflow_hands_its_generator_to_the_measures_that_refit_it():
+def test_the_workflow_hands_its_generator_to_the_measures_that_refit_it(tmp_path):
     """A workflow job knows the generator that made its synthetic data: the refitting measures get
-    its config entry, except for a generator that runs in an environment of its own."""
+    its config entry; a generator that runs in an environment of its own comes with that environment's
+    interpreter once the workflow has built it (`tmp_path` stands for the repository), and not before."""
     from synthrisk.measures.runner import generator_in_workflow
 
-    hand = generator_in_workflow("mst_eps1", {"backend": "mst", "params": {"epsilon": 1.0}})
+    hand = generator_in_workflow("mst_eps1", {"backend": "mst", "params": {"epsilon": 1.0}}, tmp_path)
     assert (hand.name, hand.spec) == ("mst_eps1", {"backend": "mst", "params": {"epsilon": 1.0}})
-    assert generator_in_workflow("tvae_sc", {"backend": "synthcity", "plugin": "tvae"}) is None
-    assert generator_in_workflow("gone", None) is None
+    assert hand.refittable_here
+    tvae = {"backend": "synthcity", "plugin": "tvae"}
+    assert generator_in_workflow("tvae_sc", tvae, tmp_path) is None
+    (tmp_path / ".venv-synthcity/bin").mkdir(parents=True)
+    (tmp_path / ".venv-synthcity/bin/python").touch()
+    (tmp_path / ".venv-synthcity/.installed").touch()
+    hand = generator_in_workflow("tvae_sc", tvae, tmp_path)
+    assert hand.python == str(tmp_path / ".venv-synthcity/bin/python") and not hand.refittable_here
+    assert generator_in_workflow("gone", None, tmp_path) is None
