@@ -3,7 +3,7 @@
 
 Per split, members, holdout and other records are disjoint draws of Adult (1,000 each), and two
 releases of synthcity 0.2.12's PrivBayes at ε = 10, each fitted in synthcity's environment
-(scripts/generate_isolated.py, noise from a seed so that the study reruns: the releases are marked not
+(`synthrisk.generators.run.fit_in_environment`, the workflow's generate job; noise from a seed so that the study reruns: the releases are marked not
 private):
 - `privbayes_other`: fitted on the other records, so it never saw the members (the null);
 - `privbayes_members`: fitted on the members.
@@ -31,17 +31,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -62,30 +57,9 @@ def spec(epsilon: float, split: int | None = None) -> dict:
     return {"backend": "synthcity", "plugin": "privbayes", "params": params}
 
 
-def fitted_in_environment(entry: dict, train: pd.DataFrame, schema, n: int, seed: int) -> pd.DataFrame:
-    """A release of `entry` fitted on `train` by the workflow's own isolated generate job."""
-    with tempfile.TemporaryDirectory() as folder:
-        where = Path(folder)
-        from synthrisk.data.split import ROW_ID
-
-        train.assign(**{ROW_ID: np.arange(len(train))}).to_parquet(where / "train.parquet")  # a split file's form
-        (where / "schema.yaml").write_text(yaml.safe_dump(schema.to_dict()))
-        paths = {k: str(where / f) for k, f in (("train", "train.parquet"), ("schema", "schema.yaml"),
-                                                 ("synthetic", "synthetic.parquet"), ("status", "status.json"),
-                                                 ("log", "generate.log"))}
-        # the release's network search iterates over sets: a fixed hash seed makes the study rerun
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": str(seed % 2**32)}
-        subprocess.run([str(PYTHON), str(ROOT / "scripts/generate_isolated.py"), "--name", "privbayes",
-                        "--spec", json.dumps(entry), "--n", str(n), "--seed", str(seed),
-                        *[a for k, v in paths.items() for a in (f"--{k}", v)]], check=True, env=env, cwd=folder)
-        status = json.loads(Path(paths["status"]).read_text())
-        if status["status"] != "ok":
-            raise RuntimeError(f"privbayes: {status.get('error')}")
-        return schema.conform(pd.read_parquet(paths["synthetic"]))
-
-
 def run_split(epsilon: float, split: int, commit: str) -> list[dict]:
     import synthrisk
+    from synthrisk.generators.run import fit_in_environment
     from synthrisk.study.calibration import Population
 
     seed = int(np.random.SeedSequence([SEED, split, int(epsilon)]).generate_state(1)[0])
@@ -95,7 +69,10 @@ def run_split(epsilon: float, split: int, commit: str) -> list[dict]:
     rows = []
     for kind, source in (("privbayes_other", other), ("privbayes_members", members)):
         start = time.perf_counter()
-        release = fitted_in_environment(spec(epsilon, split), source, schema, N, seed)
+        release, status = fit_in_environment(PYTHON, "privbayes", spec(epsilon, split), source, schema, N, seed,
+                                             hash_seed=seed)  # a fixed hash seed: the study reruns
+        if status["status"] != "ok":
+            raise RuntimeError(f"privbayes: {status.get('error')}")
         row = {"dataset": DATASET, "epsilon": epsilon, "split": split, "release": kind,
                "fit_seconds": round(time.perf_counter() - start, 1), "commit": commit}
         for name in MEASURES:

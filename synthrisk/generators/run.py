@@ -205,3 +205,36 @@ def generate_files(name: str, spec: dict, train_path, schema_path, n: int, seed:
     write_table(synthetic, synthetic_path)
     write_json(status, status_path)
     return status
+
+
+def fit_in_environment(python, name: str, spec: dict, train: pd.DataFrame, schema: DatasetSchema, n: int,
+                       seed: int, hash_seed: int | None = None) -> tuple[pd.DataFrame, dict]:
+    """A generate job run by the interpreter `python` of a generator's own environment (synthcity's),
+    for studies outside the workflow: the same job (`generate_files`) between files in a temporary
+    folder, with `hash_seed` as PYTHONHASHSEED (synthcity's PrivBayes iterates over sets, so a study
+    that reruns fixes it). Returns the synthetic data and its status."""
+    import json
+
+    import numpy as np
+    import yaml
+
+    from ..data.split import ROW_ID
+    from ..io import read_table
+
+    with tempfile.TemporaryDirectory() as folder:
+        where = Path(folder)
+        train.assign(**{ROW_ID: np.arange(len(train))}).to_parquet(where / "train.parquet")
+        (where / "schema.yaml").write_text(yaml.safe_dump(schema.to_dict()))
+        job = [name, spec, str(where / "train.parquet"), str(where / "schema.yaml"), n, seed,
+               str(where / "synthetic.parquet"), str(where / "status.json")]
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
+               **({} if hash_seed is None else {"PYTHONHASHSEED": str(hash_seed % 2**32)})}
+        code = "import json, sys; from synthrisk.generators.run import generate_files; generate_files(*json.loads(sys.argv[1]))"
+        done = subprocess.run([str(python), "-c", code, json.dumps(job)], capture_output=True, text=True, env=env,
+                              cwd=folder, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{name}: the generate job in {python} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        status = json.loads((where / "status.json").read_text())
+        synthetic = read_table(where / "synthetic.parquet") if status["status"] == "ok" else None
+    return (None if synthetic is None else schema.conform(synthetic)), status
