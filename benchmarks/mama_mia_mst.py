@@ -43,7 +43,6 @@ def spec(epsilon: float, split: int) -> dict:
 
 
 def run_split(dataset: str, epsilon: float, split: int, commit: str) -> list[dict]:
-    import synthrisk
     from synthrisk.generators.run import run_generator
     from synthrisk.study.calibration import Population
 
@@ -59,37 +58,60 @@ def run_split(dataset: str, epsilon: float, split: int, commit: str) -> list[dic
             raise RuntimeError(f"mst: {status['error']}")
         row = {"dataset": dataset, "epsilon": epsilon, "split": split, "release": kind,
                "fit_seconds": round(time.perf_counter() - start, 1), "commit": commit}
-        for name in MEASURES:
-            extra = {"generator": spec(epsilon, split)} if name == "mama_mia" else {}
-            with contextlib.redirect_stderr(io.StringIO()):
-                found = synthrisk.measure(name, members, release, holdout, schema=schema, **extra)
-            row.update({f"{name}_value": found.value, f"{name}_p": found.p_value,
-                        f"{name}_named": int(found.details.get("n_identified", 0))})
-        rows.append(row)
+        rows.append({**row, **read_release(members, release, holdout, schema, spec(epsilon, split))})
     return rows
 
 
-def summarise(runs: pd.DataFrame) -> pd.DataFrame:
+def read_release(members: pd.DataFrame, release: pd.DataFrame, holdout: pd.DataFrame, schema,
+                 generator: dict) -> dict:
+    """Each of MEASURES on one release, through `synthrisk.measure` with the audit's defaults (MAMA-MIA
+    with `generator` in hand): its value, p-value, members named and seconds, as a runs file's columns.
+    Shared by the MAMA-MIA benchmarks (`mama_mia_privbayes.py`)."""
+    import synthrisk
+
+    read = {}
+    for name in MEASURES:
+        extra = {"generator": generator} if name == "mama_mia" else {}
+        start = time.perf_counter()
+        with contextlib.redirect_stderr(io.StringIO()):
+            found = synthrisk.measure(name, members, release, holdout, schema=schema, **extra)
+        read.update({f"{name}_value": found.value, f"{name}_p": found.p_value,
+                     f"{name}_named": int(found.details.get("n_identified", 0)),
+                     f"{name}_seconds": round(time.perf_counter() - start, 1)})
+    return read
+
+
+def measure_cells(part: pd.DataFrame) -> dict:
+    """Per measure, over a cell's splits: how often it fires on its own (p ≤ LEVEL), with its 95 %
+    Clopper–Pearson interval, and its median value."""
     from synthrisk.stats.proportions import clopper_pearson
 
+    m, cells = part["split"].nunique(), {}
+    for name in MEASURES:
+        k = int((part[f"{name}_p"] <= LEVEL).sum())
+        low, high = clopper_pearson(k, m, 0.95)
+        cells[f"{name} fires"] = f"{k} ({100 * k / m:.0f} %, {100 * low:.0f}–{100 * high:.0f})"
+        cells[f"{name} value (median)"] = f"{part[f'{name}_value'].median():.3f}"
+    return cells
+
+
+def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (dataset, epsilon, release), part in runs.groupby(["dataset", "epsilon", "release"], sort=True):
-        m = part["split"].nunique()
-        row = {"dataset": dataset, "ε": f"{epsilon:g}", "release": release, "splits": f"{m} of {SPLITS}"}
-        for name in MEASURES:
-            k = int((part[f"{name}_p"] <= LEVEL).sum())
-            low, high = clopper_pearson(k, m, 0.95)
-            row[f"{name} fires"] = f"{k} ({100 * k / m:.0f} %, {100 * low:.0f}–{100 * high:.0f})"
-            row[f"{name} value (median)"] = f"{part[f'{name}_value'].median():.3f}"
+        row = {"dataset": dataset, "ε": f"{epsilon:g}", "release": release,
+               "splits": f"{part['split'].nunique()} of {SPLITS}", **measure_cells(part)}
         row["anyone named"] = int(((part["mama_mia_named"] > 0) | (part["exposure_named"] > 0)).sum())
         rows.append(row)
     return pd.DataFrame(rows)
 
 
+#: what the tables of the MAMA-MIA benchmarks read
+PREAMBLE = ("Per cell: splits run of those planned; each rate with its 95 % Clopper–Pearson interval. Fires: "
+            f"p ≤ {LEVEL} on its own. Values: MAMA-MIA's and exposure's AUC, DCR's share closer to members.")
+
+
 def markdown(table: pd.DataFrame) -> str:
-    return ("Per cell: splits run of those planned; each rate with its 95 % Clopper–Pearson interval. Fires: "
-            f"p ≤ {LEVEL} on its own. Values: MAMA-MIA's and exposure's AUC, DCR's share closer to members.\n\n"
-            + table.to_markdown(index=False) + "\n")
+    return PREAMBLE + "\n\n" + table.to_markdown(index=False) + "\n"
 
 
 def main(argv=None) -> None:

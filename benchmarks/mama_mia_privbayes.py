@@ -29,26 +29,22 @@ generator builds it).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from mama_mia_mst import PREAMBLE, measure_cells, read_release
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RUNS = HERE / "calibration" / "mama_mia_privbayes.csv.gz"
 TABLE = HERE / "calibration" / "mama_mia_privbayes.md"
-PYTHON = ROOT / ".venv-synthcity" / "bin" / "python"
 #: fixed before running. ε = 1 was planned too (5 splits each) and dropped before any result: there
 #: synthcity's PrivBayes sizes its networks with K = 6 parents, and its conditional tables took 6.4 GB
 #: and 97 s in one fit here and were killed for memory in the study's first job.
 DATASET, EPSILONS, SPLITS, N, SEED = "adult", (10.0,), 10, 1000, 5200
-LEVEL = 0.05
-MEASURES = ("mama_mia", "exposure", "dcr")
 
 
 def spec(epsilon: float, split: int | None = None) -> dict:
@@ -57,8 +53,7 @@ def spec(epsilon: float, split: int | None = None) -> dict:
     return {"backend": "synthcity", "plugin": "privbayes", "params": params}
 
 
-def run_split(epsilon: float, split: int, commit: str) -> list[dict]:
-    import synthrisk
+def run_split(epsilon: float, split: int, commit: str, python: Path) -> list[dict]:
     from synthrisk.generators.run import fit_in_environment
     from synthrisk.study.calibration import Population
 
@@ -69,45 +64,28 @@ def run_split(epsilon: float, split: int, commit: str) -> list[dict]:
     rows = []
     for kind, source in (("privbayes_other", other), ("privbayes_members", members)):
         start = time.perf_counter()
-        release, status = fit_in_environment(PYTHON, "privbayes", spec(epsilon, split), source, schema, N, seed,
+        release, status = fit_in_environment(python, "privbayes", spec(epsilon, split), source, schema, N, seed,
                                              hash_seed=seed)  # a fixed hash seed: the study reruns
         if status["status"] != "ok":
             raise RuntimeError(f"privbayes: {status.get('error')}")
         row = {"dataset": DATASET, "epsilon": epsilon, "split": split, "release": kind,
                "fit_seconds": round(time.perf_counter() - start, 1), "commit": commit}
-        for name in MEASURES:
-            extra = {"generator": spec(epsilon)} if name == "mama_mia" else {}
-            start = time.perf_counter()
-            with contextlib.redirect_stderr(io.StringIO()):
-                found = synthrisk.measure(name, members, release, holdout, schema=schema, **extra)
-            row.update({f"{name}_value": found.value, f"{name}_p": found.p_value,
-                        f"{name}_named": int(found.details.get("n_identified", 0)),
-                        f"{name}_seconds": round(time.perf_counter() - start, 1)})
-        rows.append(row)
+        rows.append({**row, **read_release(members, release, holdout, schema, spec(epsilon))})
     return rows
 
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
-    from synthrisk.stats.proportions import clopper_pearson
-
     rows = []
     for (epsilon, release), part in runs.groupby(["epsilon", "release"], sort=True):
-        m = part["split"].nunique()
-        row = {"dataset": DATASET, "ε": f"{epsilon:g}", "release": release, "splits": f"{m} of {SPLITS}"}
-        for name in MEASURES:
-            k = int((part[f"{name}_p"] <= LEVEL).sum())
-            low, high = clopper_pearson(k, m, 0.95)
-            row[f"{name} fires"] = f"{k} ({100 * k / m:.0f} %, {100 * low:.0f}–{100 * high:.0f})"
-            row[f"{name} value (median)"] = f"{part[f'{name}_value'].median():.3f}"
+        row = {"dataset": DATASET, "ε": f"{epsilon:g}", "release": release,
+               "splits": f"{part['split'].nunique()} of {SPLITS}", **measure_cells(part)}
         row["members named (median)"] = f"{part['mama_mia_named'].median():g} / {part['exposure_named'].median():g}"
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def markdown(table: pd.DataFrame) -> str:
-    return ("Per cell: splits run of those planned; each rate with its 95 % Clopper–Pearson interval. Fires: "
-            f"p ≤ {LEVEL} on its own. Values: MAMA-MIA's and exposure's AUC, DCR's share closer to members. "
-            "Members named: MAMA-MIA / exposure, at the audit's false-discovery rate.\n\n"
+    return (PREAMBLE + " Members named: MAMA-MIA / exposure, at the audit's false-discovery rate.\n\n"
             + table.to_markdown(index=False) + "\n")
 
 
@@ -118,11 +96,14 @@ def main(argv=None) -> None:
     if not args.summarise:
         from resumable import commit, run_jobs
 
-        if not PYTHON.exists():
-            raise SystemExit(f"{PYTHON}: synthcity's environment is not built (module doc)")
+        from synthrisk.generators.environments import built_python
+
+        python = built_python(spec(EPSILONS[0]), ROOT)
+        if python is None:
+            raise SystemExit(f"{ROOT}: synthcity's environment is not built (module doc)")
         here = commit(HERE)
         jobs = [{"epsilon": epsilon, "split": split} for split in range(SPLITS) for epsilon in EPSILONS]
-        run_jobs(jobs, lambda job: run_split(job["epsilon"], job["split"], here), RUNS)
+        run_jobs(jobs, lambda job: run_split(job["epsilon"], job["split"], here, python), RUNS)
     done = pd.read_csv(RUNS)
     text = markdown(summarise(done))
     TABLE.write_text(text)

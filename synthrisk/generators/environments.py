@@ -66,5 +66,10 @@ def built_python(spec: dict, repo: str | Path) -> Path | None:
     requirements = requirements_file(spec, repo)
     if requirements is None:
         return None
-    python = environment_dir(requirements, repo) / "bin" / "python"
+    python = interpreter(requirements, repo)
     return python if python.exists() and (python.parents[1] / ".installed").exists() else None
+
+
+def interpreter(requirements: Path, repo: str | Path) -> Path:
+    """The Python of the environment built from `requirements` (`environment_dir`), built or not."""
+    return environment_dir(requirements, repo) / "bin" / "python"

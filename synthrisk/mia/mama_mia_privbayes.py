@@ -71,10 +71,11 @@ def focal_points(spec: dict, records: pd.DataFrame, schema: DatasetSchema, n: in
     releases audited against the same records in one process (a benchmark's null and its members'
     release) share them: the last answers are kept (`_ANSWERS`)."""
     generator = privbayes_of(spec)
-    key = _digest(records[list(schema.columns)], schema, generator.params, n, runs, seed, python)
+    frame = records[list(schema.columns)]
+    key = _digest(frame, schema, generator.params, n, runs, seed, python)
     if key not in _ANSWERS:
         _ANSWERS.clear()
-        _ANSWERS[key] = _searched(generator, records, schema, n, runs, seed, python)
+        _ANSWERS[key] = _searched(generator, frame, schema, n, runs, seed, python)
     return Counter(_ANSWERS[key])
 
 
@@ -88,16 +89,15 @@ def _digest(frame: pd.DataFrame, schema: DatasetSchema, params: dict, *rest) -> 
     return hashlib.sha256(rows + facts.encode()).hexdigest()
 
 
-def _searched(generator, records: pd.DataFrame, schema: DatasetSchema, n: int, runs: int, seed: int,
+def _searched(generator, frame: pd.DataFrame, schema: DatasetSchema, n: int, runs: int, seed: int,
               python: str | Path) -> Counter:
     # The backend refuses missing numbers, so a release had none among its members: the searches draw from
     # the complete records (a rule on the pool as a set, which keeps the steps symmetric).
-    complete = np.flatnonzero(records[schema.numeric].notna().all(axis=1).to_numpy())
+    complete = np.flatnonzero(frame[schema.numeric].notna().all(axis=1).to_numpy())
     rng = np.random.default_rng([seed, 0x9B9B])
     samples = [complete[rng.choice(len(complete), size=min(n, len(complete)), replace=False)].tolist()
                for _ in range(runs)]
     seeds = [int(np.random.SeedSequence([seed, run]).generate_state(1)[0]) for run in range(runs)]
-    frame = records[list(schema.columns)]
     job = {"schema": schema.to_dict(), "params": dict(generator.params),
            "records": frame.astype(object).where(frame.notna(), None).to_dict("split")}
     weights: Counter = Counter()

@@ -157,7 +157,7 @@ def rapid_simulation_target():
 
 
 def environment_python(env):
-    return str(environment_dir(Path(ENVIRONMENTS[env]), workflow.basedir) / "bin/python")
+    return str(interpreter(Path(ENVIRONMENTS[env]), workflow.basedir))
 
 
 def environment_stamp(env):

@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 from synthrisk.generators.environments import (GENERATE_JOB_REQUIREMENTS, environment_dir,
-                                               generator_environment, generator_environments)
+                                               generator_environment, generator_environments, interpreter)
 
 # A generator with an environment of its own (`environment:` in its config entry, or its backend's
 # default: synthcity's envs/synthcity.txt) runs there; every other one in the main environment. The
