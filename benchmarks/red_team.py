@@ -5,15 +5,15 @@ Per split, members, holdout and other records are disjoint draws of one populati
 (`synthrisk.study.calibration.Population`: Adult, real, and the simulator), 1,000 members each. Per
 generator a release of 1,000 records is made and audited twice with `synthrisk.audit` at its
 defaults: without the generator (the audit as it ships) and with it (`generator=`: shadow models,
-and MAMA-MIA for MST).
+and MAMA-MIA for MST and PrivBayes).
 
-- Generators (`GENERATORS`): `cart` (synthpop's CART; its leaves hold 5 records, the smallest
+- Generators (the first plan, `PLANS["main"]`): `cart` (synthpop's CART; its leaves hold 5 records, the smallest
   synthpop allows by default), `mst_eps1` and `mst_eps10` (MST at ε = 1 and 10; noise from a seed so
   the study reruns, so those releases are marked not private), the controls `leaky` (10 % member
   copies) and `independent`, and the null `cart_other` (cart fitted on the other records: a release
   that never saw the members, which no attack may break).
 - Gold standard: the release is *broken* when an attack that refits the generator (the per-target
-  shadow models, `synthrisk.shadow_mia.release`, 400 refits on 80 targets; MAMA-MIA for MST) finds
+  shadow models, `synthrisk.shadow_mia.release`, 400 refits on 80 targets; MAMA-MIA for MST and PrivBayes) finds
   its members (p ≤ 0.05 on its own) or names one. For MST the shadow models get 40 refits (an MST
   fit takes 7–14 s here: 400 would be an hour per release), stated in the table; MAMA-MIA is the
   strong attack there.
@@ -25,18 +25,27 @@ and MAMA-MIA for MST).
 - Every attack's TPR at 1 % and 0.1 % FPR (the black-box attacks' own, where they give one), and
   each shadow target's TPR at 10 % and 1 % FPR with Clopper-Pearson intervals, are kept in the runs.
 
-Not run here: CTGAN and TVAE trained long, and AIM, PrivBayes and TabDDPM through synthcity. The
-gold standard needs at least 100 refits per split, and one CTGAN fit of 1,000 Adult records for 300
-epochs takes minutes on this machine's 2 cores: days per cell. They need a cluster (the workflow's
-SLURM profile); the synthcity ones also an audit that refits in that environment.
+A second plan, `synthcity`, planned on 2026-12-07 before any of its runs, once the audit refits a
+generator in its own environment: synthcity's PrivBayes at ε = 10 (`privbayes_eps10`, noise from a
+seed as MST's) on Adult, 5 splits, the gold standard's 100 refits. A PrivBayes fit of 1,000 Adult
+records takes 10–25 s here, so a job (with MAMA-MIA's 20 network searches and the ensemble's 20
+refits) takes about 40 minutes: 5 splits, not 20. Not on the simulator: synthcity's PrivBayes makes a
+level of every distinct value, and its four continuous columns asked 37 to 462 GiB in one fit.
 
-The size of the study is fixed here before any run (`DATASETS`, `GENERATORS`, `SPLITS`, `N`,
-`SEED`) and never grown. Each worker appends its splits to its runs file under
-`benchmarks/calibration/red_team/`, one set per audit revision (`runs.r{revision}.w{worker}.csv.gz`,
-`synthrisk.measures.calibrated_power.AUDIT_REVISIONS`): a new revision of the audit as it ships starts
-the study again. The table (`summary.md`) is written from the current revision's runs files alone.
+Not run here: CTGAN and TVAE trained long, and AIM and TabDDPM through synthcity. The gold standard
+needs at least 100 refits per split; one CTGAN fit of 1,000 Adult records for 300 epochs takes
+minutes on this machine's 2 cores, and one AIM selection round 100–190 s: days per cell. They need a
+cluster (the workflow's SLURM profile).
+
+The size of each plan is fixed here before any of its runs (`PLANS`, `N`, `SEED`) and never grown.
+Each worker appends its splits to its runs file under `benchmarks/calibration/red_team/`, one set per
+audit revision and plan (`runs.r{revision}.w{worker}.csv.gz` for the first plan,
+`runs.r{revision}.{plan}.w{worker}.csv.gz` for the others; `synthrisk.measures.calibrated_power.AUDIT_REVISIONS`):
+a new revision of the audit as it ships starts the study again. The table (`summary.md`) is written
+from the current revision's runs files alone.
 
     PYTHONPATH=. .venv/bin/python benchmarks/red_team.py --worker 0 --workers 2
+    PYTHONPATH=. .venv/bin/python benchmarks/red_team.py --plan synthcity   # needs .venv-synthcity
     PYTHONPATH=. .venv/bin/python benchmarks/red_team.py --summarise
 """
 
@@ -49,6 +58,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -56,18 +66,36 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 FOLDER = HERE / "calibration" / "red_team"
 TABLE = FOLDER / "summary.md"
-#: fixed before running
-DATASETS, SPLITS, N, SEED = ("adult", "simulation"), 20, 1000, 6100
-GENERATORS = {
-    "cart": {"backend": "cart"},
-    "mst_eps1": {"backend": "mst", "params": {"epsilon": 1.0}},
-    "mst_eps10": {"backend": "mst", "params": {"epsilon": 10.0}},
-    "leaky": {"backend": "leaky"},
-    "independent": {"backend": "independent"},
-    "cart_other": {"backend": "cart"},
+N, SEED = 1000, 6100
+
+
+class Plan(NamedTuple):
+    datasets: tuple[str, ...]
+    generators: dict[str, dict]
+    splits: int
+
+
+#: fixed before running (the module doc); the first plan's runs files carry no plan name
+PLANS = {
+    "main": Plan(("adult", "simulation"), {
+        "cart": {"backend": "cart"},
+        "mst_eps1": {"backend": "mst", "params": {"epsilon": 1.0}},
+        "mst_eps10": {"backend": "mst", "params": {"epsilon": 10.0}},
+        "leaky": {"backend": "leaky"},
+        "independent": {"backend": "independent"},
+        "cart_other": {"backend": "cart"},
+    }, 20),
+    "synthcity": Plan(("adult",), {
+        "privbayes_eps10": {"backend": "synthcity", "plugin": "privbayes", "params": {"epsilon": 10.0}},
+    }, 5),
 }
+FIRST_PLAN = "main"
+#: each generator's plan
+PLAN_OF = {name: plan for plan in PLANS.values() for name in plan.generators}
 #: refits of the shadow models per generator (default: the audit's, 400)
-SHADOW_FITS = {"mst_eps1": 40, "mst_eps10": 40}
+SHADOW_FITS = {"mst_eps1": 40, "mst_eps10": 40, "privbayes_eps10": 100}
+#: generators whose DP noise the study seeds, so that it reruns (their releases are marked not private)
+SEEDED_NOISE = ("mst", "synthcity")
 LEVEL = 0.05
 STRONG = ("shadow_models", "mama_mia")
 #: the release that never saw its members
@@ -81,10 +109,31 @@ UNDERSTATED_TPRS = {"890c941"}
 
 
 def spec_of(name: str, split: int) -> dict:
-    spec = json.loads(json.dumps(GENERATORS[name]))
-    if spec["backend"] == "mst":
+    spec = json.loads(json.dumps(PLAN_OF[name].generators[name]))
+    if spec["backend"] in SEEDED_NOISE:
         spec["params"]["noise_seed"] = SEED + split
     return spec
+
+
+def fit_release(name: str, spec: dict, source: pd.DataFrame, schema, seed: int) -> pd.DataFrame:
+    """The release: fitted in this process, or in the generator's own environment (built by a workflow
+    run, refused otherwise) with the split's seed as its hash seed, so that the study reruns."""
+    from synthrisk.generators.environment_fits import EnvironmentFits
+    from synthrisk.generators.environments import built_python, requirements_file
+    from synthrisk.generators.run import run_generator
+
+    if requirements_file(spec, HERE.parent) is None:
+        release, status = run_generator(name, spec, source, schema, n=N, seed=seed)
+    else:
+        python = built_python(spec, HERE.parent)
+        if python is None:
+            raise SystemExit(f"{name}: its environment is not built (make run CONFIG=\"config/config.yaml "
+                             "config/synthcity.yaml\" builds it)")
+        with EnvironmentFits(python, hash_seed=seed) as fits:
+            release, status = fits(name, spec, source, schema, N, seed)
+    if status["status"] != "ok":
+        raise RuntimeError(f"{name}: {status['error']}")
+    return release
 
 
 def _audit(members, holdout, release, schema, **generator):
@@ -100,7 +149,6 @@ def membership_level(result) -> str:
 
 
 def run_one(dataset: str, split: int, name: str, commit: str) -> dict:
-    from synthrisk.generators.run import run_generator
     from synthrisk.measures.base import TPR_COLUMNS
     from synthrisk.study.calibration import Population
 
@@ -109,10 +157,7 @@ def run_one(dataset: str, split: int, name: str, commit: str) -> dict:
     schema = population.schema
     members, holdout, other = population.take(N), population.take(N), population.take(N)
     spec = spec_of(name, split)
-    source = other if name == NULL else members
-    release, status = run_generator(name, spec, source, schema, n=N, seed=seed)
-    if status["status"] != "ok":
-        raise RuntimeError(f"{name}: {status['error']}")
+    release = fit_release(name, spec, other if name == NULL else members, schema, seed)
     start = time.perf_counter()
     plain = _audit(members, holdout, release, schema)
     plain_seconds = time.perf_counter() - start
@@ -163,12 +208,12 @@ def revision() -> int:
     return AUDIT_REVISION
 
 
-def runs_file(worker: int) -> Path:
-    return FOLDER / f"runs.r{revision()}.w{worker}.csv.gz"
+def runs_file(worker: int, plan: str = FIRST_PLAN) -> Path:
+    return FOLDER / f"runs.r{revision()}.{'' if plan == FIRST_PLAN else plan + '.'}w{worker}.csv.gz"
 
 
 def read_runs() -> pd.DataFrame:
-    files = sorted(FOLDER.glob(f"runs.r{revision()}.w*.csv.gz"))
+    files = sorted(FOLDER.glob(f"runs.r{revision()}.*w*.csv.gz"))
     return pd.concat([pd.read_csv(f) for f in files], ignore_index=True) if files else pd.DataFrame()
 
 
@@ -195,7 +240,7 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     for (dataset, name), part in runs.groupby(["dataset", "generator"], sort=True):
         broken = part[part["broken"].astype(bool)]
         shown = part[[name != NULL and vulnerable_member(targets) for targets in part["shadow_targets"]]]
-        rows.append({"dataset": dataset, "generator": name, "splits": f"{part['split'].nunique()} of {SPLITS}",
+        rows.append({"dataset": dataset, "generator": name, "splits": f"{part['split'].nunique()} of {PLAN_OF[name].splits}",
                      "refits": int(part["shadow_fits"].iloc[0]),
                      "broken by the strong attacks": rate(len(broken), len(part)),
                      "a member shown vulnerable": rate(len(shown), len(part)),
@@ -307,13 +352,17 @@ def markdown(table: pd.DataFrame, attacks: pd.DataFrame | None = None, targets: 
 
 
 #: the table before any job has run
-NO_RUNS = "No job of the study has run yet under audit revision {revision} ({jobs} planned: {splits} splits x {datasets} datasets x {generators} generators).\n"
+NO_RUNS = "No job of the study has run yet under audit revision {revision} ({jobs} planned).\n"
+
+
+def plan_jobs(plan: Plan) -> list[dict]:
+    return [{"dataset": dataset, "split": split, "generator": name}
+            for split in range(plan.splits) for dataset in plan.datasets for name in plan.generators]
 
 
 def table_text(runs: pd.DataFrame) -> str:
     if runs.empty:
-        return NO_RUNS.format(revision=revision(), jobs=SPLITS * len(DATASETS) * len(GENERATORS), splits=SPLITS, datasets=len(DATASETS),
-                              generators=len(GENERATORS))
+        return NO_RUNS.format(revision=revision(), jobs=sum(len(plan_jobs(plan)) for plan in PLANS.values()))
     return markdown(summarise(runs), attack_rows(runs), target_rows(runs))
 
 
@@ -321,6 +370,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--worker", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--plan", choices=list(PLANS), default=FIRST_PLAN)
     parser.add_argument("--summarise", action="store_true")
     args = parser.parse_args(argv)
     FOLDER.mkdir(parents=True, exist_ok=True)
@@ -328,10 +378,8 @@ def main(argv=None) -> None:
         from resumable import commit, run_jobs
 
         here = commit(HERE)
-        jobs = [{"dataset": dataset, "split": split, "generator": name}
-                for split in range(SPLITS) for dataset in DATASETS for name in GENERATORS]
-        run_jobs(jobs, lambda job: [run_one(job["dataset"], job["split"], job["generator"], here)],
-                 runs_file(args.worker), args.worker, args.workers)
+        run_jobs(plan_jobs(PLANS[args.plan]), lambda job: [run_one(job["dataset"], job["split"], job["generator"], here)],
+                 runs_file(args.worker, args.plan), args.worker, args.workers)
     text = table_text(read_runs())
     TABLE.write_text(text)
     print(text)

@@ -226,13 +226,18 @@ def write_json(obj: dict, path: str | Path) -> None:
     """Write JSON atomically: the file appears complete or not at all."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n"
+    text = json_text(obj, indent=2, sort_keys=True) + "\n"
     partial = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
         partial.write_text(text)
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
+
+
+def json_text(obj, **options) -> str:
+    """`obj` as JSON text, numpy's numbers and arrays as Python's."""
+    return json.dumps(obj, default=_json_default, **options)
 
 
 def read_yaml(path: str | Path, what: str, error: type[Exception] = DataError):

@@ -40,6 +40,19 @@ class Generator(ABC):
     @abstractmethod
     def sample(self, n: int, seed: int) -> pd.DataFrame: ...
 
+    def check(self) -> None:
+        """Raise ConfigError on an entry that only the backend's own library can judge (for a
+        generator in an environment of its own, run there: `environment_fits`). The constructor
+        checks the rest; by default there is nothing more."""
+        return None
+
+    @classmethod
+    def takes_noise_seed(cls, spec: dict) -> bool:
+        """Whether the generator of config entry `spec` draws its DP noise from `params.noise_seed` when
+        given one (an auditor's refits seed it so that an audit repeats): by default, when the
+        constructor names it."""
+        return _names_noise_seed(cls)
+
     def privacy(self) -> dict | None:
         """A DP generator's guarantee for the status JSON ({epsilon, delta, neighbours, domain,
         guarantee}; neighbours: "replace-one" or "add-remove", the relation its accounting assumes,
@@ -132,18 +145,23 @@ def make_generator(spec: dict, seed: int = 0, name: str = "generator") -> Genera
         raise ConfigError(f"generators.{name}: bad parameters for backend {backend!r}: {exc}") from None
 
 
-def with_noise_seed(spec: dict, seed: int) -> dict:
-    """`spec` with `params.noise_seed` set from `seed` when its generator draws DP noise from one (its
-    constructor takes `noise_seed`) and the spec sets none; else `spec` unchanged. For an auditor's
-    simulations of a generator (shadow refits, selection runs), never for a release: a seeded
-    release is not private."""
+def _names_noise_seed(cls) -> bool:
     import inspect
 
+    return "noise_seed" in inspect.signature(cls.__init__).parameters
+
+
+def with_noise_seed(spec: dict, seed: int) -> dict:
+    """`spec` with `params.noise_seed` set from `seed` when its generator draws DP noise from one
+    (`Generator.takes_noise_seed`; a class of one's own that is no `Generator` subclass: when its
+    constructor names it) and the spec sets none; else `spec` unchanged. For an auditor's simulations
+    of a generator (shadow refits, selection runs), never for a release: a seeded release is not
+    private."""
     params = dict(spec.get("params") or {})
     if "noise_seed" in params:
         return spec
     cls = generator_class(spec.get("backend"), str(spec.get("backend")))
-    if "noise_seed" not in inspect.signature(cls.__init__).parameters:
+    if not (cls.takes_noise_seed(spec) if hasattr(cls, "takes_noise_seed") else _names_noise_seed(cls)):
         return spec
     words = np.random.SeedSequence([int(seed), 0x5EED]).generate_state(1)
     return {**spec, "params": {**params, "noise_seed": int(words[0])}}

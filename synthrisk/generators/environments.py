@@ -11,6 +11,7 @@ is installed with it, at versions pip finds compatible with the file's own pins)
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -68,6 +69,15 @@ def built_python(spec: dict, repo: str | Path) -> Path | None:
         return None
     python = interpreter(requirements, repo)
     return python if python.exists() and (python.parents[1] / ".installed").exists() else None
+
+
+def environment_variables(hash_seed: int | None) -> dict:
+    """This process's environment for a process of a generator's own environment: this checkout of
+    synthrisk first on PYTHONPATH (that environment has synthrisk's dependencies, not synthrisk), and
+    `hash_seed` as PYTHONHASHSEED (synthcity's PrivBayes iterates over sets: a study that reruns fixes it)."""
+    package_root = str(Path(__file__).resolve().parents[2])
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
+            **({} if hash_seed is None else {"PYTHONHASHSEED": str(hash_seed % 2**32)})}
 
 
 def interpreter(requirements: Path, repo: str | Path) -> Path:

@@ -210,9 +210,13 @@ def generate_files(name: str, spec: dict, train_path, schema_path, n: int, seed:
 def fit_in_environment(python, name: str, spec: dict, train: pd.DataFrame, schema: DatasetSchema, n: int,
                        seed: int, hash_seed: int | None = None) -> tuple[pd.DataFrame, dict]:
     """A generate job run by the interpreter `python` of a generator's own environment (synthcity's),
-    for studies outside the workflow: the same job (`generate_files`) between files in a temporary
-    folder, with `hash_seed` as PYTHONHASHSEED (synthcity's PrivBayes iterates over sets, so a study
-    that reruns fixes it). Returns the synthetic data and its status."""
+    for studies outside the workflow: the workflow's own job (`generate_files`) between files in a
+    temporary folder, with `hash_seed` as PYTHONHASHSEED (synthcity's PrivBayes iterates over sets, so
+    a study that reruns fixes it). Returns the synthetic data and its status. Many fits in a row are
+    `environment_fits.EnvironmentFits`' (one process for all). Both repeat, but synthcity's PrivBayes
+    gives different releases through the two, and through this job run from folders of other names:
+    its fit depends on the process's history beyond its inputs and seeds (measured; not traced further
+    into synthcity)."""
     import json
 
     import numpy as np
@@ -220,6 +224,7 @@ def fit_in_environment(python, name: str, spec: dict, train: pd.DataFrame, schem
 
     from ..data.split import ROW_ID
     from ..io import read_table
+    from .environments import environment_variables
 
     with tempfile.TemporaryDirectory() as folder:
         where = Path(folder)
@@ -227,9 +232,7 @@ def fit_in_environment(python, name: str, spec: dict, train: pd.DataFrame, schem
         (where / "schema.yaml").write_text(yaml.safe_dump(schema.to_dict()))
         job = [name, spec, str(where / "train.parquet"), str(where / "schema.yaml"), n, seed,
                str(where / "synthetic.parquet"), str(where / "status.json")]
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
-               **({} if hash_seed is None else {"PYTHONHASHSEED": str(hash_seed % 2**32)})}
+        env = environment_variables(hash_seed)
         code = "import json, sys; from synthrisk.generators.run import generate_files; generate_files(*json.loads(sys.argv[1]))"
         done = subprocess.run([str(python), "-c", code, json.dumps(job)], capture_output=True, text=True, env=env,
                               cwd=folder, check=False)

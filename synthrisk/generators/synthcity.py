@@ -88,6 +88,12 @@ class SynthcityGenerator(Generator):
         super().__init__(seed=seed, **params)
         self.plugin_name, self.noise_seed = plugin, noise_seed
 
+    @classmethod
+    def takes_noise_seed(cls, spec: dict) -> bool:
+        # the constructor takes `noise_seed` from params, for the DP plugins only (PATE-GAN's refits
+        # therefore draw the operating system's noise: an audit of it does not repeat exactly)
+        return (spec.get("plugin") or (spec.get("params") or {}).get("plugin")) in DP_PLUGINS
+
     def fit_seed(self) -> int:
         """The random_state of the fit: the ordinary seed, or for a DP plugin a noise seed (module doc)."""
         if self.plugin_name not in NOISY_PLUGINS:
@@ -145,18 +151,31 @@ class SynthcityGenerator(Generator):
                 decoded[column] = np.rint(values) if kind == INTEGER else values
         return pd.DataFrame(decoded)
 
-    def fit(self, train: pd.DataFrame, schema: DatasetSchema) -> SynthcityGenerator:
+    def _plugins(self):
+        """synthcity's plugin registry, once it knows this plugin."""
         from synthcity.plugins import Plugins
+
+        plugins = Plugins()
+        if self.plugin_name not in plugins.list():
+            raise ConfigError(f"synthcity backend: unknown plugin {self.plugin_name!r}; "
+                              f"known: {sorted(plugins.list())}")
+        return plugins
+
+    def check(self) -> None:
+        """The plugin exists and takes the entry's parameters (it is built, not fitted)."""
+        try:
+            self._plugins().get(self.plugin_name, **self.params)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"synthcity backend: plugin {self.plugin_name!r} refuses its params: {exc}") from None
+
+    def fit(self, train: pd.DataFrame, schema: DatasetSchema) -> SynthcityGenerator:
         from synthcity.utils.reproducibility import enable_reproducible_results
 
         self._schema = schema
         frame = self._encode(train, schema)
         seed = self.fit_seed()
         enable_reproducible_results(seed)
-        plugins = Plugins()
-        if self.plugin_name not in plugins.list():
-            raise ConfigError(f"synthcity backend: unknown plugin {self.plugin_name!r}; "
-                              f"known: {sorted(plugins.list())}")
+        plugins = self._plugins()
         params = dict(self.params)
         accepted = inspect.signature(type(plugins.get(self.plugin_name)).__init__).parameters
         if "encoder" in accepted and "encoder" not in params:

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -140,21 +141,44 @@ class NotApplicable(Exception):
 
 @dataclass(frozen=True)
 class GeneratorInHand:
-    """The generator that made the release, for the attacks that refit it (`synthrisk audit
-    --generator`): the name it is shown under, its config entry ({backend: ..., params: ...}), and
-    `progress(done, total)`, called after each refit; and `python`, the interpreter of the environment
-    of its own that the generator runs in (synthcity's), None when it runs in this process. Only
-    attacks that run the generator's code there (MAMA-MIA on PrivBayes) can use such a generator; the
-    ones that refit it in this process say it cannot (`refittable_here`)."""
+    """The generator that made the release, for the attacks that refit it or run its code (`synthrisk
+    audit --generator`): the name it is shown under, its config entry ({backend: ..., params: ...}),
+    `progress(done, total)`, called after each refit, and `python`, the interpreter of the environment
+    of its own that the generator runs in (synthcity's), None when it runs in this process.
+
+    Such a generator is refitted in its environment (`refits`) when `refit_in_environment` is set: the
+    steward's audit sets it, having been handed the generator; the workflow does not, where the
+    hundreds of refits of every synthcity model in every measure job would take hours each."""
 
     name: str
     spec: dict
     progress: Callable[[int, int], None] | None = field(default=None, compare=False, repr=False)
     python: str | None = None
+    refit_in_environment: bool = False
 
     @property
-    def refittable_here(self) -> bool:
-        return self.python is None
+    def refittable(self) -> bool:
+        return self.python is None or self.refit_in_environment
+
+    def why_not_refittable(self) -> str:
+        return (f"the generator runs in an environment of its own ({self.python}); the workflow does not refit it "
+                "there (hundreds of fits per measure job): synthrisk audit --generator does")
+
+    @contextmanager
+    def refits(self, seed: int):
+        """A function that fits and samples the generator as `generators.run.run_generator` does: in
+        this process, or in the generator's environment, one process serving every fit (its hash
+        seed `seed`, so that a rerun repeats)."""
+        from ..generators.environment_fits import EnvironmentFits
+        from ..generators.run import run_generator
+
+        if self.python is None:
+            yield run_generator
+            return
+        if not self.refit_in_environment:
+            raise NotApplicable(self.why_not_refittable())
+        with EnvironmentFits(self.python, hash_seed=seed) as fits:
+            yield fits
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ Per-record table: row_id, member, score, p_value, identified (the records scored
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,18 +56,19 @@ class Ensemble(Exposure):
         if settings.mode == "shadow" and data.generator is None:
             raise NotApplicable("needs the generator in hand to train on its refits (synthrisk audit --generator); "
                                 "mode split trains on a half of the records instead")
-        if settings.mode == "shadow" and not data.generator.refittable_here:
-            raise NotApplicable(f"the generator runs in an environment of its own ({data.generator.python}); shadow "
-                                "mode refits it in this process only (mode split trains on a half of the records)")
+        if settings.mode == "shadow" and not data.generator.refittable:
+            raise NotApplicable(f"{data.generator.why_not_refittable()} (mode split trains on a half of the records "
+                                "instead)")
         if data.holdout.empty:
             raise NotApplicable("needs holdout records (records the generator never saw)")
         generator = data.generator
         aux = data.aux if data.aux is not None and len(data.aux) else None
-        positions, scores, facts = ensemble_scores(
-            data.members, data.synthetic, data.holdout, schema=data.schema, aux=aux, mode=settings.mode,
-            spec=generator.spec if generator else None, name=generator.name if generator else None,
-            refits=settings.refits, per_refit=settings.per_refit, seed=data.seed,
-            progress=generator.progress if generator else None)
+        with generator.refits(data.seed) if settings.mode == "shadow" else nullcontext() as refit:
+            positions, scores, facts = ensemble_scores(
+                data.members, data.synthetic, data.holdout, schema=data.schema, aux=aux, mode=settings.mode,
+                spec=generator.spec if generator else None, name=generator.name if generator else None,
+                refits=settings.refits, per_refit=settings.per_refit, seed=data.seed,
+                progress=generator.progress if generator else None, refit=refit)
         m = len(data.members)
         is_member = positions < m
         judged = judge_scores(scores[is_member], scores[~is_member], settings.fdr)
@@ -81,8 +83,8 @@ class Ensemble(Exposure):
         return f"AUC {s['auc']:.4f} ({s['mode']}), {s['n_identified']} member(s) named at FDR {s['fdr']:g}"
 
     def names_members(self, generator) -> bool:
-        # the audit's default mode, shadow, runs only with a generator it can refit here
-        return generator is not None and generator.refittable_here
+        # the audit's default mode, shadow, runs only with a generator it can refit
+        return generator is not None and generator.refittable
 
     def explain(self, row: dict) -> str:
         return (f"A classifier that weighs every distance and density signal together, trained where membership is "

@@ -63,17 +63,18 @@ class ShadowModels(Measure):
         if data.generator is None:
             raise NotApplicable("needs the generator that made the release, to refit it (synthrisk audit "
                                 "--generator NAME)")
-        if not data.generator.refittable_here:
-            raise NotApplicable(f"the generator runs in an environment of its own ({data.generator.python}); its "
-                                "hundreds of refits run in this process only")
+        if not data.generator.refittable:
+            raise NotApplicable(data.generator.why_not_refittable())
         if data.holdout.empty:
             raise NotApplicable("needs holdout records (records the generator never saw)")
         aux = data.aux if data.aux is not None and len(data.aux) else None
-        result = attack_release(
-            data.members, data.synthetic, data.holdout, schema=data.schema, spec=data.generator.spec,
-            name=data.generator.name, aux=aux, seed=data.seed, n_outliers=settings.n_outliers,
-            n_random=settings.n_random, neighbours=settings.neighbours, shadow_datasets=settings.shadow_datasets,
-            eval_datasets=settings.eval_datasets, n_trees=settings.n_trees, progress=data.generator.progress)
+        with data.generator.refits(data.seed) as refit:
+            result = attack_release(
+                data.members, data.synthetic, data.holdout, schema=data.schema, spec=data.generator.spec,
+                name=data.generator.name, aux=aux, seed=data.seed, n_outliers=settings.n_outliers,
+                n_random=settings.n_random, neighbours=settings.neighbours, shadow_datasets=settings.shadow_datasets,
+                eval_datasets=settings.eval_datasets, n_trees=settings.n_trees, progress=data.generator.progress,
+                refit=refit)
         return MeasureResult(result.to_json(), result.records.reindex(columns=list(self.record_columns)))
 
     def log_line(self, result) -> str:

@@ -71,13 +71,15 @@ def _classifier(seed: int):
 
 
 def shadow_training(real: pd.DataFrame, schema: DatasetSchema, space: GowerSpace, spec: dict, name: str, n: int,
-                    refits: int, per_refit: int, seed: int, progress=None) -> tuple[np.ndarray, np.ndarray]:
+                    refits: int, per_refit: int, seed: int, progress=None, refit=None) -> tuple[np.ndarray, np.ndarray]:
     """(signals, in/out) from `refits` releases of the generator fitted on `n` records drawn from the
-    real records; `per_refit` "in" and as many "out" records of each are kept."""
+    real records; `per_refit` "in" and as many "out" records of each are kept. `refit`: how a fit is
+    run (`run_generator`'s signature; default: in this process)."""
     from ..generators.base import with_noise_seed
     from ..generators.memory import BetweenFits
     from ..generators.run import run_generator
 
+    refit = refit or run_generator
     spec = with_noise_seed(spec, seed)
     rng = np.random.default_rng([seed, 0xE115])
     features, labels = [], []
@@ -86,8 +88,8 @@ def shadow_training(real: pd.DataFrame, schema: DatasetSchema, space: GowerSpace
         order = rng.permutation(len(real))
         inside, outside = order[:n], order[n:]
         # never raises on a failed fit: the status says what happened
-        release, status = run_generator(name, spec, real.iloc[inside].reset_index(drop=True), schema, n=n,
-                                        seed=int(np.random.SeedSequence([seed, j]).generate_state(1)[0]))
+        release, status = refit(name, spec, real.iloc[inside].reset_index(drop=True), schema, n=n,
+                                seed=int(np.random.SeedSequence([seed, j]).generate_state(1)[0]))
         memory.collect()
         if progress is not None:
             progress(j + 1, refits)
@@ -106,10 +108,11 @@ def shadow_training(real: pd.DataFrame, schema: DatasetSchema, space: GowerSpace
 def ensemble_scores(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.DataFrame, *,
                     schema: DatasetSchema, aux: pd.DataFrame | None = None, mode: str = "shadow", spec: dict | None = None,
                     name: str | None = None, refits: int = 20, per_refit: int = 500, seed: int = 0,
-                    progress=None) -> tuple[np.ndarray, np.ndarray, dict]:
+                    progress=None, refit=None) -> tuple[np.ndarray, np.ndarray, dict]:
     """(positions, scores, facts): the meta-classifier's probability of "in" for the records it did
     not train on, by position among the members then the holdout records (all of them in `shadow`
-    mode, the scored half in `split` mode); `facts` says what trained it."""
+    mode, the scored half in `split` mode); `facts` says what trained it. `refit`: how a shadow fit
+    is run (`generators.run.run_generator`'s signature; default: in this process)."""
     columns = list(schema.columns)
     frames = [members[columns], holdout[columns]] + ([aux[columns]] if aux is not None and len(aux) else [])
     real = pd.concat(frames, ignore_index=True)
@@ -122,7 +125,7 @@ def ensemble_scores(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.
         if spec is None:
             raise DataError("ensemble: mode 'shadow' needs the generator in hand")
         x, y = shadow_training(real, schema, space, spec, name or str(spec.get("backend")), m, refits, per_refit,
-                               seed, progress)
+                               seed, progress, refit)
         model.fit(x, y)
         return np.arange(m + h), model.predict_proba(own)[:, 1], {"mode": mode, "refits": refits,
                                                                    "trained_on": int(len(y))}

@@ -58,10 +58,11 @@ def _entry_from_file(path, backend: str) -> dict:
 
 def generator_in_hand(generator, config=None, progress=None) -> GeneratorInHand | None:
     """The checked `GeneratorInHand`, or None without a generator. The generator is built once here
-    (its class found, its parameters accepted). One that runs in an environment of its own is taken
-    only where an attack runs its code there (MAMA-MIA on synthcity's PrivBayes), with that
-    environment's interpreter; the other attacks refit the generator in this process."""
+    (its class found, its parameters accepted). One that runs in an environment of its own (synthcity's)
+    is checked there, by its own library (an unknown plugin or parameter is refused here, not an hour
+    later), and is refitted there (`synthrisk.generators.environment_fits`)."""
     from ..generators.base import BACKEND_ENVIRONMENTS, make_generator
+    from ..generators.environment_fits import EnvironmentFits
     from ..mia.mama_mia_privbayes import is_privbayes, privbayes_of
 
     if generator is None:
@@ -69,19 +70,22 @@ def generator_in_hand(generator, config=None, progress=None) -> GeneratorInHand 
             raise ConfigError("--generator-config: given without --generator")
         return None
     name, spec = generator_spec(generator, config)
-    isolated = name in BACKEND_ENVIRONMENTS
-    where = f"--generator: {name!r} runs in its own environment ({BACKEND_ENVIRONMENTS.get(name)})"
-    if isolated and not is_privbayes(spec):
-        raise ConfigError(f"{where}; the audit refits a generator in its own process, and runs code in that "
-                          "environment only for MAMA-MIA on synthcity's PrivBayes (--generator-config with plugin: "
-                          "privbayes)")
     try:
-        privbayes_of(spec) if isolated else make_generator(spec, name=name)  # built once: its parameters checked
+        make_generator(spec, name=name)  # built once: its parameters checked
+        if is_privbayes(spec):
+            privbayes_of(spec)
     except ConfigError as exc:
         raise ConfigError(f"--generator {name} (--generator-config): {exc}") from None
-    if not isolated:
+    if name not in BACKEND_ENVIRONMENTS:
         return GeneratorInHand(name, spec, progress)
-    return GeneratorInHand(name, spec, progress, python=str(_environment_python(spec, where)))
+    python = _environment_python(spec, f"--generator: {name!r} runs in its own environment "
+                                       f"({BACKEND_ENVIRONMENTS[name]})")
+    with EnvironmentFits(python) as environment:
+        try:
+            environment.check(name, spec)
+        except ConfigError as exc:
+            raise ConfigError(f"--generator {name} (--generator-config): {exc}") from None
+    return GeneratorInHand(name, spec, progress, python=str(python), refit_in_environment=True)
 
 
 def _environment_python(spec: dict, where: str) -> Path:
@@ -105,9 +109,6 @@ def check_shadow_fits(value, generator) -> int | None:
         return None
     if generator is None:
         raise ConfigError("--shadow-fits: given without --generator (there is nothing to refit)")
-    if not generator.refittable_here:
-        raise ConfigError(f"--shadow-fits: --generator {generator.name} runs in an environment of its own, where "
-                          "the audit does not refit it (shadow models do not run)")
     if isinstance(value, bool) or not isinstance(value, int) or value < 8 or value % 2:
         raise ConfigError(f"--shadow-fits: give an even number of refits of at least 8, got {value!r}")
     return value

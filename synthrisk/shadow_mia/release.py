@@ -185,11 +185,15 @@ def attack_release(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.D
                    n_outliers: int = 40, n_random: int = 40, neighbours: int = 5, shadow_datasets: int = 200,
                    eval_datasets: int = 200, bins: int = BINS, radii=RADII, n_trees: int = 100, fprs=FPRS,
                    confidence: float = CONFIDENCE,
-                   progress: Callable[[int, int], None] | None = None) -> ShadowRelease:
+                   progress: Callable[[int, int], None] | None = None, refit=None) -> ShadowRelease:
     """The attack of the module doc on typed frames (with `row_id` columns). `spec`: the generator's
     config entry ({backend: ..., params: ...}); `progress(done, total)` before the first refit and
-    after each."""
+    after each; `refit`: how a fit is run (`generators.run.run_generator`'s signature; default: in
+    this process)."""
     from ..generators.base import with_noise_seed
+    from ..generators.run import run_generator
+
+    refit = refit or run_generator
 
     start = time.perf_counter()
     name = name or str(spec.get("backend"))
@@ -229,7 +233,7 @@ def attack_release(members: pd.DataFrame, synthetic: pd.DataFrame, holdout: pd.D
         for j in range(count):
             positions = dataset_rows(pool, targets, membership[j], size, seed, role, j)
             synthetic_j, status = fit_shadow(name, spec, population.iloc[positions], schema,
-                                             generator_seed(name, role, j) + seed)
+                                             generator_seed(name, role, j) + seed, refit)
             done += 1
             try:
                 if status["status"] != "ok" or not len(synthetic_j):

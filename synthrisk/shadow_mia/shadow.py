@@ -75,7 +75,9 @@ def generator_seed(generator: str, role: str, index: int) -> int:
     return zlib.crc32(f"{generator}/{role}/{index}".encode()) & 0x7FFFFFFF
 
 
-def fit_shadow(name: str, spec: dict, data: pd.DataFrame, schema: DatasetSchema, seed: int) -> tuple[pd.DataFrame, dict]:
+def fit_shadow(name: str, spec: dict, data: pd.DataFrame, schema: DatasetSchema, seed: int,
+               refit=run_generator) -> tuple[pd.DataFrame, dict]:
     """Fit on one shadow dataset and sample as many rows; never raises on a generator's failure or
-    timeout (synthrisk.generators.run.run_generator: the status says what happened)."""
-    return run_generator(name, spec, data.reset_index(drop=True), schema, n=len(data), seed=seed)
+    timeout (synthrisk.generators.run.run_generator: the status says what happened). `refit`: how the
+    fit is run (`run_generator`'s signature: in this process, or `EnvironmentFits`)."""
+    return refit(name, spec, data.reset_index(drop=True), schema, n=len(data), seed=seed)

@@ -219,12 +219,12 @@ def test_the_workflow_hands_its_generator_to_the_measures_that_refit_it(tmp_path
 
     hand = generator_in_workflow("mst_eps1", {"backend": "mst", "params": {"epsilon": 1.0}}, tmp_path)
     assert (hand.name, hand.spec) == ("mst_eps1", {"backend": "mst", "params": {"epsilon": 1.0}})
-    assert hand.refittable_here
+    assert hand.refittable
     tvae = {"backend": "synthcity", "plugin": "tvae"}
     assert generator_in_workflow("tvae_sc", tvae, tmp_path) is None
     (tmp_path / ".venv-synthcity/bin").mkdir(parents=True)
     (tmp_path / ".venv-synthcity/bin/python").touch()
     (tmp_path / ".venv-synthcity/.installed").touch()
     hand = generator_in_workflow("tvae_sc", tvae, tmp_path)
-    assert hand.python == str(tmp_path / ".venv-synthcity/bin/python") and not hand.refittable_here
+    assert hand.python == str(tmp_path / ".venv-synthcity/bin/python") and not hand.refittable
     assert generator_in_workflow("gone", None, tmp_path) is None

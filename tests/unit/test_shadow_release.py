@@ -180,7 +180,7 @@ def test_the_attacks_that_refit_the_generator_name_only_behind_the_exposure_evid
 
 @pytest.mark.parametrize("args, message", [
     (["--generator", "carrt"], r"unknown generator backend 'carrt'"),
-    (["--generator", "synthcity"], r"--generator: 'synthcity' runs in its own environment"),
+    (["--generator", "synthcity"], r"--generator synthcity \(--generator-config\): .*set `plugin`"),
     (["--generator-config", "CONFIG"], r"--generator-config: given without --generator"),
     (["--generator", "mst", "--generator-config", "CONFIG"], r"names backend 'cart', but --generator is 'mst'"),
     (["--generator", "cart", "--shadow-fits", "7"], r"--shadow-fits: give an even number of refits of at least 8"),

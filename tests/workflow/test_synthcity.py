@@ -128,3 +128,10 @@ def test_mama_mia_finds_the_members_of_a_privbayes_release_and_not_of_a_null(syn
     assert read["members"].value > 0.55 and read["members"].p_value < 0.01, read["members"].verdict
     assert read["other"].p_value > 0.01, read["other"].verdict
     assert read["members"].details["knows"] == "PrivBayes"
+    # the steward hands over the generator: the shadow models refit it in its environment, every fit served
+    # by one process there (synthcity's imports once), and the same refits on a rerun
+    shadow = [synthrisk.measure("shadow_models", members, release, holdout, schema=schema, generator=entry,
+                                n_outliers=4, n_random=4, shadow_datasets=6, eval_datasets=6, n_trees=20)
+              for _ in range(2)]
+    assert shadow[0].details["fits"] == 12 and shadow[0].details["fits_failed"] == 0, shadow[0].verdict
+    assert shadow[0].value == shadow[1].value and shadow[0].p_value == shadow[1].p_value
