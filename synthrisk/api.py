@@ -79,8 +79,8 @@ def audit(train, synthetic, holdout=None, *, schema=None, sensitive=None, policy
     if not isinstance(progress, bool):
         raise ConfigError(f"progress: give True or False, not {progress!r}")
     policy = as_policy(policy)
+    shadow_fits = check_shadow_fits(shadow_fits, generator)  # first: the generator's check may take seconds
     in_hand = generator_in_hand(generator)
-    shadow_fits = check_shadow_fits(shadow_fits, in_hand)
     data = read_inputs(train, synthetic, holdout, schema, sensitive, read_options=read_options, aux=aux)
     # The measures' one-line summaries are for the workflow's logs; the Audit holds them all.
     with contextlib.redirect_stdout(io.StringIO()):

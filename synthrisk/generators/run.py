@@ -213,10 +213,10 @@ def fit_in_environment(python, name: str, spec: dict, train: pd.DataFrame, schem
     for studies outside the workflow: the workflow's own job (`generate_files`) between files in a
     temporary folder, with `hash_seed` as PYTHONHASHSEED (synthcity's PrivBayes iterates over sets, so
     a study that reruns fixes it). Returns the synthetic data and its status. Many fits in a row are
-    `environment_fits.EnvironmentFits`' (one process for all). Both repeat, but synthcity's PrivBayes
-    gives different releases through the two, and through this job run from folders of other names:
-    its fit depends on the process's history beyond its inputs and seeds (measured; not traced further
-    into synthcity)."""
+    `environment_fits.EnvironmentFits`' (one process for all). Each repeats (this job also from folders
+    of other names), but on the same records, seeds and hash seed synthcity's PrivBayes gave different
+    releases through the two (measured on Adult; not traced further into synthcity), so a study that
+    stands for the workflow's releases fits them here."""
     import json
 
     import numpy as np

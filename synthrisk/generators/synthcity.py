@@ -163,8 +163,9 @@ class SynthcityGenerator(Generator):
 
     def check(self) -> None:
         """The plugin exists and takes the entry's parameters (it is built, not fitted)."""
+        plugins = self._plugins()
         try:
-            self._plugins().get(self.plugin_name, **self.params)
+            plugins.get(self.plugin_name, **self.params)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"synthcity backend: plugin {self.plugin_name!r} refuses its params: {exc}") from None
 

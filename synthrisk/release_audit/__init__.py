@@ -129,8 +129,8 @@ def audit(train, synthetic, out, holdout=None, schema=None, sensitive=None, read
     from .generator import check_shadow_fits, generator_in_hand
 
     policy = as_policy(policy)
+    shadow_fits = check_shadow_fits(shadow_fits, generator)  # first: the generator's check may take seconds
     in_hand = generator_in_hand(generator, generator_config)
-    shadow_fits = check_shadow_fits(shadow_fits, in_hand)
     files = {"train": str(train), "synthetic": str(synthetic), "holdout": str(holdout) if holdout else None,
              "aux": str(aux) if aux else None}
     with _folder(out, files, str(schema) if schema else None, not schema) as folder:

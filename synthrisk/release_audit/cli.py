@@ -34,10 +34,12 @@ def add_command(sub) -> None:
     p.add_argument("--policy", help="release policy (YAML: alpha, power, thresholds per risk); default: family-wise "
                                     "level 0.05, threshold 0.09 for every risk (synthrisk.measures.policy)")
     p.add_argument("--generator", metavar="NAME|module:Class",
-                   help="the generator that made the release (a backend: cart, mst, sdv, ...); the audit refits it "
-                        "on reference records with and without target records (shadow models): minutes")
+                   help="the generator that made the release (a backend: cart, mst, sdv, synthcity, ...); the audit "
+                        "refits it on reference records with and without target records (shadow models): minutes "
+                        "(synthcity's: in its own environment, once built; hours at the default refits)")
     p.add_argument("--generator-config", metavar="FILE",
-                   help="the generator's entry as under config.yaml's generators: (YAML: params, model, timeout)")
+                   help="the generator's entry as under config.yaml's generators: (YAML: params, model, plugin, "
+                        "timeout)")
     p.add_argument("--shadow-fits", type=int, metavar="N",
                    help="refits of --generator, half to train the shadow models, half to judge them (default 400)")
     add_reader_options(p, "reader options of the text files (default: the schema's source.options)")

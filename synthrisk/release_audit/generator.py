@@ -104,7 +104,7 @@ def _environment_python(spec: dict, where: str) -> Path:
 
 def check_shadow_fits(value, generator) -> int | None:
     """--shadow-fits: None, or an even number of refits, at least 8 (4 to train and 4 to judge), of a
-    generator in hand."""
+    generator in hand (`generator`: the --generator given, or None)."""
     if value is None:
         return None
     if generator is None:

@@ -6,6 +6,8 @@ here."""
 
 from __future__ import annotations
 
+import datetime
+import json
 import sys
 import textwrap
 
@@ -13,7 +15,8 @@ import pandas as pd
 import pytest
 from helpers import small_records, small_schema
 
-from synthrisk.generators.environment_fits import EnvironmentFits
+from synthrisk.data.schema import DatasetSchema
+from synthrisk.generators.environment_fits import DEATHS, EnvironmentFits
 from synthrisk.generators.run import run_generator
 from synthrisk.measures.base import GeneratorInHand, MeasureInput
 from synthrisk.measures.registry import measure
@@ -60,6 +63,36 @@ def test_a_process_that_dies_is_a_failed_fit_and_the_next_fit_starts_another(sch
         assert "exit code 7" in status["error"] and "about to die" in status["error"]
         synthetic, status = fits("cart", CART, train, schema, 30, 0)
         assert status["status"] == "ok" and len(synthetic) == 30
+        # a fit that always kills its process is tried DEATHS times in a row, then no new process is started
+        for _ in range(DEATHS):
+            assert fits("dying", {"backend": "dying_backend:Dying"}, train, schema, 30, 0)[1]["status"] == "failed"
+        synthetic, status = fits("cart", CART, train, schema, 30, 0)
+        assert status["status"] == "failed" and status["error"].startswith("not asked: the process of")
+        assert "exit code 7" in status["error"] and fits._process is None
+
+
+def test_values_cross_exactly_and_a_request_that_fails_leaves_the_process_serving(schema):
+    """Integers beyond float's 53 bits cross exact beside a missing value; a request the process cannot
+    answer is answered with its error, and the same process serves the next."""
+    from synthrisk.generators.environment_fits import records_frame, records_json
+
+    wide = DatasetSchema.from_dict({"name": "wide", "source": {"path": "unused.csv"},
+                                    "columns": {"k": {"type": "integer"}, "c": {"type": "categorical"}},
+                                    "quasi_identifiers": ["k"], "sensitive": ["c"]})
+    frame = wide.conform(pd.DataFrame({"k": pd.array([2**60 + 1, None, 3], dtype="Int64"), "c": ["é", None, "b"]}))
+    back = records_frame(json.loads(json.dumps(records_json(frame))), wide, "the test's records")
+    assert back["k"].tolist()[0] == 2**60 + 1 and back["k"].isna().tolist() == [False, True, False]
+    pd.testing.assert_frame_equal(back, frame)
+    train = small_records(schema, 60, 5)
+    with EnvironmentFits(sys.executable) as fits:
+        refused = fits._ask({"name": "cart", "spec": CART, "schema": {"columns": "not a schema"},
+                             "train": records_json(train), "n": 10, "seed": 0})
+        first = fits._process.pid
+        assert refused["status"]["status"] == "failed" and "schema" in refused["error"]
+        synthetic, status = fits("cart", CART, train, schema, 30, 0)
+        assert status["status"] == "ok" and len(synthetic) == 30 and fits._process.pid == first
+        unsendable, status = fits("cart", {**CART, "params": {"when": datetime.date(2020, 1, 1)}}, train, schema, 30, 0)
+        assert status["status"] == "failed" and "cannot be sent as JSON" in status["error"] and unsendable.empty
 
 
 def test_shadow_models_refitting_in_the_generators_environment_find_what_they_find_here(schema):

@@ -220,5 +220,5 @@ def test_the_generator_in_hand_studies_regenerate_from_their_runs():
     red = _benchmark("red_team")
     runs = red.read_runs()
     assert red.table_text(runs) == red.TABLE.read_text()
-    assert set(runs["generator"]) <= set(red.PLAN_OF)
-    assert all(split < red.PLAN_OF[name].splits for name, split in zip(runs["generator"], runs["split"]))
+    assert runs.empty or set(runs["generator"]) <= set(red.PLAN_OF)
+    assert runs.empty or all(split < red.PLAN_OF[n].splits for n, split in zip(runs["generator"], runs["split"]))
