@@ -162,9 +162,9 @@ class EnvironmentFits:
         plugin, a parameter it does not take): where the entry comes in, before any fit."""
         answer = self._ask({"check": True, "name": name, "spec": spec})
         if answer.get("died"):
-            raise ConfigError(f"generator {name}: its environment could not be asked: {answer['died']}")
+            raise ConfigError(f"its environment could not be asked: {answer['died']}")
         if answer.get("error"):
-            raise ConfigError(f"generator {name}: {answer['error']}")
+            raise ConfigError(answer["error"])
 
 
 def answer(request: dict) -> dict:
