@@ -29,7 +29,7 @@ A second plan, `synthcity`, planned on 2026-12-07 before any of its runs, once t
 generator in its own environment: synthcity's PrivBayes at ε = 10 (`privbayes_eps10`, noise from a
 seed as MST's) on Adult, 5 splits, the gold standard's 100 refits. A PrivBayes fit of 1,000 Adult
 records takes 10–25 s here, so a job (with MAMA-MIA's 20 network searches and the ensemble's 20
-refits) takes about 40 minutes: 5 splits, not 20. Not on the simulator: synthcity's PrivBayes makes a
+refits) takes 40 to 70 minutes (the first: 70, on cores shared with other work): 5 splits, not 20. Not on the simulator: synthcity's PrivBayes makes a
 level of every distinct value, and its four continuous columns asked 37 to 462 GiB in one fit.
 
 Not run here: CTGAN and TVAE trained long, and AIM and TabDDPM through synthcity. The gold standard
