@@ -208,7 +208,7 @@ PRIVBAYES_SEARCH_PARAMS = ("epsilon", "K", "n_bins", "mi_thresh", "target_useful
 def privbayes_networks(job: dict) -> list[list]:
     """synthcity PrivBayes's network search alone, round by round: MAMA-MIA's focal points on PrivBayes
     (`synthrisk.mia.mama_mia_privbayes`, which runs `python -m synthrisk.generators.synthcity` in this
-    environment with the job on stdin). The job holds the real records (`frame.to_dict("split")`), the
+    environment with the job on stdin). The job holds the real records (`environment_fits.records_json`), the
     schema (its dict), the plugin's parameters and, per round, the positions of the records it samples
     and its seed. Each round encodes its sample as `fit` does, then runs synthcity 0.2.12's own first
     step of PrivBayes: its encoding (`PrivBayes._encode`) and its exponential-mechanism search of the
@@ -219,8 +219,10 @@ def privbayes_networks(job: dict) -> list[list]:
     from synthcity.plugins.privacy.plugin_privbayes import PrivBayes
     from synthcity.utils.reproducibility import enable_reproducible_results
 
+    from .environment_fits import records_frame
+
     schema = DatasetSchema.from_dict(job["schema"], origin="MAMA-MIA's PrivBayes job")
-    records = schema.conform(pd.DataFrame(**job["records"]), what="MAMA-MIA's real records")
+    records = records_frame(job["records"], schema, "MAMA-MIA's real records")
     params = {k: v for k, v in job["params"].items() if k in PRIVBAYES_SEARCH_PARAMS}
     found = []
     for positions, seed in zip(job["samples"], job["seeds"]):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -34,6 +33,8 @@ import pandas as pd
 from ..data.encoding import category_strings
 from ..data.schema import DatasetSchema
 from ..errors import ConfigError, DataError
+from ..generators.environment_fits import records_json
+from ..generators.environments import environment_variables
 
 #: processes, each with a hash seed of its own, that share a study's rounds (module doc)
 PROCESSES = 5
@@ -98,8 +99,7 @@ def _searched(generator, frame: pd.DataFrame, schema: DatasetSchema, n: int, run
     samples = [complete[rng.choice(len(complete), size=min(n, len(complete)), replace=False)].tolist()
                for _ in range(runs)]
     seeds = [int(np.random.SeedSequence([seed, run]).generate_state(1)[0]) for run in range(runs)]
-    job = {"schema": schema.to_dict(), "params": dict(generator.params),
-           "records": frame.astype(object).where(frame.notna(), None).to_dict("split")}
+    job = {"schema": schema.to_dict(), "params": dict(generator.params), "records": records_json(frame)}
     weights: Counter = Counter()
     for process in range(min(PROCESSES, runs)):
         mine = range(process, runs, PROCESSES)
@@ -114,11 +114,7 @@ def _searched(generator, frame: pd.DataFrame, schema: DatasetSchema, n: int, run
 def _search(python: str | Path, job: dict, hash_seed: int) -> list:
     """One process of network searches in synthcity's environment (data cross as JSON on pipes: the
     audit writes nothing to disk)."""
-    import synthrisk
-
-    package_root = str(Path(synthrisk.__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONHASHSEED": str(hash_seed),
-           "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+    env = environment_variables(hash_seed)
     failed = f"MAMA-MIA: synthcity's PrivBayes network search failed in {python}"
     try:
         done = subprocess.run([str(python), "-m", "synthrisk.generators.synthcity"], input=json.dumps(job),
