@@ -213,10 +213,9 @@ def fit_in_environment(python, name: str, spec: dict, train: pd.DataFrame, schem
     for studies outside the workflow: the workflow's own job (`generate_files`) between files in a
     temporary folder, with `hash_seed` as PYTHONHASHSEED (synthcity's PrivBayes iterates over sets, so
     a study that reruns fixes it). Returns the synthetic data and its status. Many fits in a row are
-    `environment_fits.EnvironmentFits`' (one process for all). Each repeats (this job also from folders
-    of other names), but on the same records, seeds and hash seed synthcity's PrivBayes gave different
-    releases through the two (measured on Adult; not traced further into synthcity), so a study that
-    stands for the workflow's releases fits them here."""
+    `environment_fits.EnvironmentFits`' (one process for all); the two give the same fit. The schema
+    file keeps the columns' order: generators that fit column by column (`cart`, synthcity's PrivBayes)
+    fit another model on another order."""
     import json
 
     import numpy as np
@@ -229,7 +228,7 @@ def fit_in_environment(python, name: str, spec: dict, train: pd.DataFrame, schem
     with tempfile.TemporaryDirectory() as folder:
         where = Path(folder)
         train.assign(**{ROW_ID: np.arange(len(train))}).to_parquet(where / "train.parquet")
-        (where / "schema.yaml").write_text(yaml.safe_dump(schema.to_dict()))
+        (where / "schema.yaml").write_text(yaml.safe_dump(schema.to_dict(), sort_keys=False))
         job = [name, spec, str(where / "train.parquet"), str(where / "schema.yaml"), n, seed,
                str(where / "synthetic.parquet"), str(where / "status.json")]
         env = environment_variables(hash_seed)

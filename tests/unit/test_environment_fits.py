@@ -17,7 +17,7 @@ from helpers import small_records, small_schema
 
 from synthrisk.data.schema import DatasetSchema
 from synthrisk.generators.environment_fits import DEATHS, EnvironmentFits
-from synthrisk.generators.run import run_generator
+from synthrisk.generators.run import fit_in_environment, run_generator
 from synthrisk.measures.base import GeneratorInHand, MeasureInput
 from synthrisk.measures.registry import measure
 
@@ -41,6 +41,18 @@ def test_a_fit_served_by_another_process_is_the_fit_in_this_one(schema):
     pd.testing.assert_frame_equal(there, here)
     pd.testing.assert_frame_equal(again, here)
 
+
+
+def test_the_file_job_in_another_environment_is_the_fit_in_this_one(schema):
+    """`fit_in_environment` (the workflow's generate job between files, for studies) fits what this
+    process fits: its schema file keeps the columns' order (x, k, c; sorted keys once made it c, k, x,
+    and an order-sensitive generator such as synthcity's PrivBayes then fitted another network)."""
+    train = small_records(schema, 120, 4).drop(columns="row_id")
+    here, _ = run_generator("cart", CART, train, schema, n=80, seed=3)
+    there, status = fit_in_environment(sys.executable, "cart", CART, train, schema, 80, 3, hash_seed=0)
+    assert status["status"] == "ok"
+    assert list(there.columns) == list(schema.columns) == ["x", "k", "c"]
+    pd.testing.assert_frame_equal(there, here)
 
 def test_a_process_that_dies_is_a_failed_fit_and_the_next_fit_starts_another(schema, tmp_path, monkeypatch):
     (tmp_path / "dying_backend.py").write_text(textwrap.dedent("""
