@@ -12,7 +12,7 @@ continuous), and `income` is the sensitive attribute, as in
     synthrisk audit --train T --synthetic S --holdout H --sensitive income --out OUT
 
 Each size runs in its own process, through the audit's library steps (`synthrisk.release_audit.read_inputs`,
-then `synthrisk.release_audit.run`'s `run_measures` and `summarise` with every measure the audit runs and
+then `synthrisk.release_audit.run`'s `run_measures` and `summary.summarise` with every measure the audit runs and
 its settings; the HTML page is not written): wall seconds of the whole, of reading and checking
 the files, of each measure (the runner's per-run seconds, as the audit reports them), and of the
 summaries and verdicts; CPU seconds of the process (all threads) for the whole audit and for each
@@ -100,6 +100,7 @@ def child(folder: Path, overrides: dict, chosen: list[str] | None = None) -> Non
     import synthrisk.measures.runner as runner
     from synthrisk.release_audit import read_inputs
     from synthrisk.release_audit import run as audit_run
+    from synthrisk.release_audit.summary import summarise
 
     for name, settings in overrides.items():
         audit_run.AUDIT_SETTINGS[name] = {**audit_run.AUDIT_SETTINGS.get(name, {}), **settings}
@@ -133,7 +134,7 @@ def child(folder: Path, overrides: dict, chosen: list[str] | None = None) -> Non
         peer = time.perf_counter() - before
     outcomes = audit_run.run_measures(data, measures)
     before, before_cpu = time.perf_counter(), _cpu()
-    audit_run.summarise(outcomes, measures)
+    summarise(outcomes, measures, data)
     summary_seconds, summary_cpu = time.perf_counter() - before, _cpu() - before_cpu
     total, total_cpu = time.perf_counter() - start, _cpu() - start_cpu
     found: dict[str, dict] = {}

@@ -251,6 +251,7 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
     from .release_audit import read_inputs
     from .release_audit import run as audit_run
     from .release_audit.generator import generator_in_hand
+    from .release_audit.summary import summarise
 
     chosen = _resolve(name)
     policy = as_policy(policy)
@@ -270,7 +271,7 @@ def measure(name, train, synthetic, holdout=None, *, schema=None, sensitive=None
                               f"column(s) {list(data.schema.sensitive)} with the settings "
                               f"{settings or 'by default'}")
         _check_outcomes(runs, chosen.name)
-        found = audit_run.summarise(runs, measures, policy)
+        found = summarise(runs, measures, data, policy)
     evidence, risks = found.evidence, found.risks
     records, details = _records_and_details(runs, chosen)
     return _measurement(chosen, evidence, risks, records, details, data, found.outcomes.drop(columns="measure"))

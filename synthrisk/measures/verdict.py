@@ -181,6 +181,17 @@ def risk_table(evidence: pd.DataFrame, policy: Policy | None = None) -> pd.DataF
                              kind="stable").reset_index(drop=True)
 
 
+def measure_verdicts(evidence: pd.DataFrame, policy: Policy | None = None) -> dict[str, str]:
+    """Each measure's own verdict, by name: its strongest attack against its reference, as if it were
+    the only measure of its risk (`risk_table` of its evidence rows alone)."""
+    verdicts = {}
+    for name, rows in evidence.groupby("measure", sort=False):
+        table = risk_table(rows, policy)
+        if len(table):
+            verdicts[name] = table["verdict"].iloc[0]
+    return verdicts
+
+
 def release_answer(levels: dict[str, str | None]) -> str:
     """The audit's answer to "does this audit support releasing this file?" from each risk's level
     (None or "not measured" for a risk not measured): no when any risk is at risk, yes only when

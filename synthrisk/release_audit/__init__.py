@@ -20,7 +20,8 @@ from ..measures.policy import Policy, as_policy
 from ..outputs import AuditFolder
 from .inputs import AuditInput, read_inputs
 from .result import Audit
-from .run import audit_measures, progress, run_measures, summarise
+from .run import audit_measures, progress, run_measures
+from .summary import summarise
 
 __all__ = ["Audit", "AuditInput", "audit", "compute", "read_inputs", "write_audit"]
 
@@ -35,7 +36,6 @@ def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = N
     (`synthrisk.audit`); nothing is written. `say`: where the step lines go (default: stderr,
     `run.progress`). `generator`: the generator that made the release (`generator.generator_in_hand`),
     refitted `shadow_fits` times by the shadow-model attack (default: its settings')."""
-    from ..figures import rendered
     from . import page, report
 
     say = say or progress
@@ -47,13 +47,11 @@ def compute(data: AuditInput, bar: bool | None = None, policy: Policy | None = N
     inputs = input_table(data)
     runs = run_measures(data, measures, bar, say, generator=generator)
     say("summarising")
-    found = summarise(runs, measures, policy)
+    found = summarise(runs, measures, data, policy)
     found = found._replace(tables={**found.tables, INPUT_TABLE: inputs})
-    with rendered() as figures:
-        page.draw(runs, measures, found, Path("figures"))
     result = report.build(data, runs, measures, found, time.perf_counter() - start, policy, generator)
     return Audit.of(result, evidence=found.evidence, policy=policy, tables=found.tables, schema=data.schema,
-                    html=page.render(result, figures))
+                    html=page.render(result, runs, measures, found))
 
 
 #: the table of what the typing pass normalised and which unknown levels it found, beside the measures'

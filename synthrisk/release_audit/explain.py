@@ -1,26 +1,15 @@
-"""What each number of the audit means, in one sentence a non-specialist can act on, and which
-subgroups of the members carry the risk.
+"""What each number of the audit means, in one sentence a non-specialist can act on.
 
 The sentences read the verdict row of `synthrisk.measures.verdict.risk_table` (the strongest
 attack of a risk, or the closest one when none beats its reference): what the attack's number says
 is the measure's own sentence (`Measure.explain`), whether it beats its reference and matters under
-the policy is said here for every measure alike. The subgroups are those of RAPID's
-attribution (`synthrisk.data.subgroups.attribute_risk`) on the members the strongest attack got
-right, read from its outcomes (`synthrisk.measures.base.OUTCOME_COLUMNS`)."""
+the policy is said here for every measure alike."""
 
 from __future__ import annotations
 
-import pandas as pd
-
-from ..data.split import ROW_ID
-from ..data.subgroups import OTHER, attribute_risk
 from ..measures.base import RISKS, Measure
 from ..measures.policy import LEVELS
 from ..measures.wording import finite, pct
-
-#: subgroups shown per risk, and the fewest members a subgroup must hold to be shown (smaller
-#: ones describe a handful of identifiable people, and their rates are noise)
-N_SUBGROUPS, MIN_SUBGROUP = 5, 20
 
 
 def meaning(row: dict, measure: Measure) -> str:
@@ -58,22 +47,3 @@ def meaning(row: dict, measure: Measure) -> str:
                 f"tell whether the risk is above or below it ({beating}).{decide}")
     return f"{measure.explain(row)} {tail}"
 
-
-def subgroups(outcomes: pd.DataFrame, members: pd.DataFrame, schema) -> list[dict]:
-    """The members' subgroups (a quasi-identifier's level or quintile) with the highest share that the
-    strongest attack gets right (its `outcomes`: the attacked members and its hits), with their size
-    and the share over all attacked members. None when it got every attacked member right, or lists
-    only its hits (singling out's queries): no subgroup then stands out."""
-    hits = outcomes["hit"].to_numpy(bool)
-    if not hits.any() or hits.all():
-        return []
-    attacked = members.set_index(ROW_ID).loc[outcomes[ROW_ID].to_numpy()].reset_index()
-    groups = attribute_risk(attacked, hits, schema, min_group=MIN_SUBGROUP)
-    groups = groups[(groups["group"] != OTHER) & (groups["n"] >= MIN_SUBGROUP)]
-    overall = float(hits.mean())
-    # Only groups more exposed than the attacked members as a whole: when every group sits at the
-    # overall share (an identity release exposes everyone), no subgroup stands out.
-    groups = groups[groups["rapid"] > overall + 1e-12]
-    top = groups.sort_values(["rapid", "n"], ascending=[False, False]).head(N_SUBGROUPS)
-    return [{"column": r.quasi_identifier, "group": r.group, "n": int(r.n), "n_exposed": int(r.n_at_risk),
-             "share_exposed": float(r.rapid), "share_exposed_overall": overall} for r in top.itertuples()]

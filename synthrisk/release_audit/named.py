@@ -1,4 +1,6 @@
-"""The people the audit names, across its four risks.
+"""The people the audit names, across its four risks, and who each risk's verdict exposes
+(`exposed`: the members it names, and the members' subgroups its attack gets right most, by
+RAPID's attribution on the attack's outcomes).
 
 One measure names members with tested error rates: the per-person membership evidence
 (`synthrisk.mia.exposure`), a conformal p-value per member against the holdout's scores and
@@ -32,8 +34,12 @@ the members named a release does not hold (benchmarks/shipped_calibration.py, `n
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
+from ..data.split import ROW_ID
+from ..data.subgroups import OTHER, attribute_risk
 from ..measures.base import OUTCOME_COLUMNS, no_outcomes
 from ..measures.runner import Outcome
 
@@ -41,6 +47,9 @@ from ..measures.runner import Outcome
 PERSON = ["row_id", "score", "p_value", "named_by"]
 #: every run's outcomes in one frame: its measure and unit ("" for a measure without units) beside them
 OUTCOMES = ["measure", "unit", *OUTCOME_COLUMNS]
+#: subgroups shown per risk, and the fewest members a subgroup must hold to be shown (smaller
+#: ones describe a handful of identifiable people, and their rates are noise)
+N_SUBGROUPS, MIN_SUBGROUP = 5, 20
 
 
 def all_outcomes(runs: list[Outcome]) -> pd.DataFrame:
@@ -146,3 +155,40 @@ def identified(row: dict, outcomes: pd.DataFrame, people: pd.DataFrame) -> list[
                 for p in _named_by_itself(row, outcomes).itertuples()]
     return [{"row_id": int(p.row_id), "attack": row["attack"], "score": float(p.score), "p_value": float(p.p_value),
              "named_by": p.named_by} for p in also_named(row, outcomes, people).itertuples()]
+
+
+def subgroups(outcomes: pd.DataFrame, members: pd.DataFrame, schema) -> list[dict]:
+    """The members' subgroups (a quasi-identifier's level or quintile) with the highest share that an
+    attack gets right (its `outcomes`: the attacked members and its hits), with their size and the
+    share over all attacked members: RAPID's attribution (`synthrisk.data.subgroups.attribute_risk`).
+    None when it got every attacked member right, or lists only its hits (singling out's queries): no
+    subgroup then stands out."""
+    hits = outcomes["hit"].to_numpy(bool)
+    if not hits.any() or hits.all():
+        return []
+    attacked = members.set_index(ROW_ID).loc[outcomes[ROW_ID].to_numpy()].reset_index()
+    groups = attribute_risk(attacked, hits, schema, min_group=MIN_SUBGROUP)
+    groups = groups[(groups["group"] != OTHER) & (groups["n"] >= MIN_SUBGROUP)]
+    overall = float(hits.mean())
+    # Only groups more exposed than the attacked members as a whole: when every group sits at the
+    # overall share (an identity release exposes everyone), no subgroup stands out.
+    groups = groups[groups["rapid"] > overall + 1e-12]
+    top = groups.sort_values(["rapid", "n"], ascending=[False, False]).head(N_SUBGROUPS)
+    return [{"column": r.quasi_identifier, "group": r.group, "n": int(r.n), "n_exposed": int(r.n_at_risk),
+             "share_exposed": float(r.rapid), "share_exposed_overall": overall} for r in top.itertuples()]
+
+
+def exposed(risks: pd.DataFrame, outcomes: pd.DataFrame, people: pd.DataFrame, members: pd.DataFrame,
+            schema) -> dict[str, dict]:
+    """Per measured risk (a row of the risk table), who its verdict exposes: `identified`, the members
+    it names (`identified`), and `subgroups`, the members' subgroups its attack gets right most
+    (`subgroups`), for an attack that beats its reference or names someone: the subgroups of one that
+    does neither would rank noise."""
+    found = {}
+    for row in risks.to_dict("records"):
+        row = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
+        shown = bool(row["beats"]) or bool(row.get("n_identified"))
+        mine = outcomes_of(row, outcomes)
+        found[row["risk"]] = {"identified": identified(row, outcomes, people),
+                              "subgroups": subgroups(mine, members, schema) if shown else []}
+    return found

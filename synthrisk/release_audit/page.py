@@ -1,6 +1,6 @@
 """The audit's self-contained HTML page: the figures as data URIs, no script, no external asset,
 so it opens anywhere and can be mailed to whoever decides on the release. It shows the audit's
-JSON (`report.build`) and the figures that the measures' own summaries drew."""
+JSON (`report.build`) and the figures that the measures' own summaries draw (`figures`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ..report.html import data_uri, frame_html
 from ..report.summary import plot_evidence
 from ..report.verdicts import LEVEL_CSS, level_class, verdict_matrix_html
 from ..stats.proportions import clopper_pearson
-from .explain import MIN_SUBGROUP
+from .named import MIN_SUBGROUP
 from .run import DATASET, RELEASE
 
 # Figures of the page: (file stem in the work folder, title, caption); a figure whose measure did not
@@ -38,38 +38,36 @@ FIGURES = [
 ]
 
 
-def draw(runs: list, measures: dict, found, figures: Path) -> None:
-    """The page's figures under `figures` (`synthrisk.figures.rendered` keeps them in memory): every
-    measure's own (its `draw`, from its runs' summaries and the tables) and the evidence figure."""
-    for name, (measure, settings) in measures.items():
-        summaries = [r.summary for r in runs if r.measure_name == name]
-        if summaries:
-            measure.draw(summaries, found.tables, figures, settings)
-    if len(found.evidence):
-        plot_evidence(found.evidence, {RELEASE: {}}, DATASET, figures / f"risk_evidence_{DATASET}.png")
+def figures(runs: list, measures: dict, found) -> dict[str, bytes]:
+    """The page's figures, file stem -> PNG bytes, drawn in memory (`synthrisk.figures.rendered`):
+    every measure's own (its `draw`, from its runs' summaries and the tables) and the evidence figure."""
+    from ..figures import rendered
+
+    folder = Path("figures")  # a name only: nothing is written
+    with rendered() as drawn:
+        for name, (measure, settings) in measures.items():
+            summaries = [r.summary for r in runs if r.measure_name == name]
+            if summaries:
+                measure.draw(summaries, found.tables, folder, settings)
+        if len(found.evidence):
+            plot_evidence(found.evidence, {RELEASE: {}}, DATASET, folder / f"risk_evidence_{DATASET}.png")
+    return drawn
 
 
-def _measures_table(measures: list[dict]) -> str:
-    frame = pd.DataFrame([{"measure": m["title"], "risk": m["risk"] or "utility", "status": m["status"],
-                           "verdict or reason": (m["verdict"] or m["reason"] or "")
-                           + (f" (sampled: {m['subsample_note']})" if m.get("subsample_note") else ""),
-                           "seconds": m["seconds"]}
-                          for m in measures])
-    return frame_html(frame, table_id="measures")
+def _measures_frame(measures: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame([{"measure": m["title"], "risk": m["risk"] or "utility", "status": m["status"],
+                          "verdict or reason": (m["verdict"] or m["reason"] or "")
+                          + (f" (sampled: {m['subsample_note']})" if m.get("subsample_note") else ""),
+                          "seconds": m["seconds"]}
+                         for m in measures])
 
 
-def _reported(measures: list[dict]) -> list[dict]:
-    """The measures' own numbers (`Measure.reported`), as tables with their caption and notes."""
-    out = []
-    for m in measures:
-        if m.get("reported"):
-            frame = pd.DataFrame(m["reported"]["rows"])
-            if "p-value" in frame:  # an exact p-value is never 0: small ones in powers of ten, not as dust
-                frame["p-value"] = frame["p-value"].map(lambda p: "–" if pd.isna(p) else f"{p:.2g}")
-            out.append({"measure": m["measure"], "title": m["title"], "caption": m["reported"]["caption"],
-                        "table": frame_html(frame, table_id=f"reported-{m['measure']}-table"),
-                        "notes": m["reported"]["notes"]})
-    return out
+def _reported_frame(reported: dict) -> pd.DataFrame:
+    """A measure's own numbers (`Measure.reported`) as a table."""
+    frame = pd.DataFrame(reported["rows"])
+    if "p-value" in frame:  # an exact p-value is never 0: small ones in powers of ten, not as dust
+        frame["p-value"] = frame["p-value"].map(lambda p: "–" if pd.isna(p) else f"{p:.2g}")
+    return frame
 
 
 def tpr_with_interval(tpr, n_scored) -> str:
@@ -81,13 +79,13 @@ def tpr_with_interval(tpr, n_scored) -> str:
     return f"{tpr:.3f} ({low:.3f}–{high:.3f})"
 
 
-def _evidence_table(evidence: list[dict]) -> str:
+def _evidence_frame(evidence: list[dict]) -> pd.DataFrame:
     columns = ["risk", "measure", "attack", "metric", "value", "reference", "ci_low", "ci_high", "n_seeds_beating"]
     frame = pd.DataFrame(evidence, columns=columns).rename(columns={"n_seeds_beating": "beats reference"})
     frame["beats reference"] = frame["beats reference"].map(lambda v: "yes" if v else "no")
     for column, label in TPR_LABELS.items():
         frame[label] = [tpr_with_interval(e.get(column), e.get("n_scored")) for e in evidence]
-    return frame_html(frame, table_id="evidence")
+    return frame
 
 
 def _risk_rows(risks: list[dict]) -> pd.DataFrame:
@@ -99,29 +97,47 @@ def _risk_rows(risks: list[dict]) -> pd.DataFrame:
                                        "reference", "ci_low", "ci_high"])
 
 
-def render(report: dict, figures: dict[str, bytes]) -> str:
-    """The page: the audit's JSON and the figures (file stem -> PNG bytes, `synthrisk.figures.rendered`)."""
+def _frames(report: dict) -> dict[str, pd.DataFrame]:
+    """The page's tables as frames, by their table id: the measures, the evidence, the efficacy (with
+    utility) and each measure's own numbers (`reported-NAME-table`)."""
+    frames = {"measures": _measures_frame(report["measures"]), "evidence": _evidence_frame(report["evidence"])}
+    if report["utility"]:
+        frames["efficacy"] = pd.DataFrame(report["utility"]["efficacy"])
+    frames.update({f"reported-{m['measure']}-table": _reported_frame(m["reported"])
+                   for m in report["measures"] if m.get("reported")})
+    return frames
+
+
+def render(report: dict, runs: list, measures: dict, found) -> str:
+    """The page of the audit's JSON (`report.build`), with the figures drawn from its `runs` and their
+    `summary.Summary` (`found`): first its content as frames, then as HTML."""
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.PackageLoader("synthrisk.report", "templates"),
-                             autoescape=jinja2.select_autoescape(["html", "j2"]))
-    shown = [{"name": stem, "title": title, "caption": caption, "src": data_uri(figures[stem])}
-             for stem, title, caption in FIGURES if stem in figures]
+    frames, matrix = _frames(report), _risk_rows(report["risks"])
+    drawn = figures(runs, measures, found)
+    tables = {table_id: frame_html(frame, table_id=table_id) for table_id, frame in frames.items()}
+    shown = [{"name": stem, "title": title, "caption": caption, "src": data_uri(drawn[stem])}
+             for stem, title, caption in FIGURES if stem in drawn]
+    reported = [{"measure": m["measure"], "title": m["title"], "caption": m["reported"]["caption"],
+                 "table": tables[f"reported-{m['measure']}-table"], "notes": m["reported"]["notes"]}
+                for m in report["measures"] if m.get("reported")]
     utility = report["utility"]
     # why utility is missing: the reasons of the measures that are not risks
     utility_reason = "; ".join(m["reason"] for m in report["measures"] if m["risk"] is None and m["reason"]) or None
+    env = jinja2.Environment(loader=jinja2.PackageLoader("synthrisk.report", "templates"),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]))
     page = env.get_template("audit.html.j2").render(
         **{k: report[k] for k in ("inputs", "schema", "risks", "criteria", "release", "seconds", "seed", "versions",
                                   "policy")},
-        reported=_reported(report["measures"]),
-        verdicts=verdict_matrix_html(_risk_rows(report["risks"]), table_id="verdict-matrix"),
+        reported=reported,
+        verdicts=verdict_matrix_html(matrix, table_id="verdict-matrix"),
         level_css=LEVEL_CSS, level_class=level_class,
         utility=utility,
         min_subgroup=MIN_SUBGROUP,
         utility_reason=utility_reason,
-        efficacy=frame_html(pd.DataFrame(utility["efficacy"]), table_id="efficacy") if utility else "",
-        measures=_measures_table(report["measures"]),
-        evidence=_evidence_table(report["evidence"]),
+        efficacy=tables.get("efficacy", ""),
+        measures=tables["measures"],
+        evidence=tables["evidence"],
         figures=shown,
         schema_yaml=yaml.safe_dump(report["schema"], sort_keys=False),
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),

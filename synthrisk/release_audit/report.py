@@ -16,8 +16,7 @@ from ..measures import calibrated_power
 from ..measures.base import CRITERIA, RISKS
 from ..measures.policy import LEVELS, SCALES, Policy
 from ..measures.runner import Outcome
-from ..measures.verdict import release_answer, risk_table
-from . import explain, named
+from . import explain
 from .run import SEED
 
 PACKAGES = ("synthrisk", "numpy", "pandas", "scikit-learn", "scipy", "sdmetrics")
@@ -38,15 +37,14 @@ def _reasons(runs: list[Outcome], names: list[str]) -> str:
     return "; ".join(dict.fromkeys(parts)) or "no measure of this risk is registered"
 
 
-def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data, outcomes: pd.DataFrame,
-                 policy: Policy | None = None, people: pd.DataFrame | None = None) -> list[dict]:
-    """One entry per risk type, measured or not (then with the reasons). `measures`: {name: (measure,
-    settings)}; the measure of a risk's strongest attack words it; `outcomes`: what every attack did
-    to each member (`run.Summary.outcomes`), from which its people and subgroups are read; `people`:
-    the members the per-person evidence names (`run.Summary.people`), listed under each risk whose
-    attack got them right."""
+def risk_entries(risks: pd.DataFrame, exposed: dict, runs: list[Outcome], measures: dict, data,
+                 power: dict | None = None) -> list[dict]:
+    """One entry per risk type, measured or not (then with the reasons). `risks`: the risk table;
+    `exposed`: per risk, the members its verdict names and the subgroups its attack gets right most
+    (`named.exposed`); `measures`: {name: (measure, settings)}, the measure of a risk's strongest
+    attack words it; `power`: per risk, what its verdict detected in the calibration study
+    (`calibrated_power.quote`)."""
     population = (data.checks or {}).get("same_population") or {}
-    people = pd.DataFrame(columns=named.PERSON) if people is None else people
     entries = []
     for risk, label in RISKS.items():
         names = [name for name, (m, _) in measures.items() if m.risk == risk]
@@ -58,7 +56,6 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
         row = {k: _clean(v) for k, v in found.iloc[0].items()}
         measure = measures[row["measure"]][0]
         at_risk = row["level"] == LEVELS["at_risk"]
-        mine = named.outcomes_of(row, outcomes)
         entry = {
             "risk": risk, "label": label, "measured": True, "at_risk": at_risk, "level": row["level"],
             "verdict": row["verdict"], "meaning": explain.meaning(row, measure),
@@ -67,17 +64,14 @@ def risk_entries(risks: pd.DataFrame, runs: list[Outcome], measures: dict, data,
                        "effect_high": row["effect_high"], "p_holm": row["p_holm"],
                        "detectable_effect": row["detectable_effect"], "decide_factor": row["decide_factor"]},
             "beats": bool(row["beats"]), "n_identified": int(row["n_identified"] or 0),
-            "identified": named.identified(row, outcomes, people),
+            "identified": exposed[risk]["identified"],
             "strongest_attack": {k: row[k] for k in ("attack", "measure", "metric", "value", "reference", "excess",
                                                      "ci_low", "ci_high", "tpr_at_1e-02", "tpr_at_1e-03", "tpr_at_1e-01",
                                                      "n_scored", "detail")},
             "n_attacks": row["n_attacks"], "n_attacks_beating": row["n_attacks_beating"], "measures": names,
-            # Subgroups of an attack that does not beat its reference would rank noise.
-            "subgroups": (explain.subgroups(mine, data.members, data.schema)
-                          if row["beats"] or row["n_identified"] else []),
+            "subgroups": exposed[risk]["subgroups"],
             "not_run": _reasons(runs, names) if any(r.measure_name in names and r.status != "ok" for r in runs) else None,
-            # What this verdict detected in the calibration study at the nearest calibrated size.
-            "calibrated_power": calibrated_power.quote(risk, len(data.members), policy or Policy()),
+            "calibrated_power": (power or {}).get(risk),
             "unreliable": None}
         # An attack that reads the members against the holdout (membership; RAPID's member excess):
         # when the holdout is another population, any difference between the two files looks like
@@ -118,18 +112,15 @@ def criteria_entries(entries: list[dict]) -> list[dict]:
     return out
 
 
-def measure_entries(runs: list[Outcome], measures: dict, evidence: pd.DataFrame, policy: Policy | None = None) -> list[dict]:
-    """Every measure with its runs' status and time, and for a risk measure its own verdict (its
-    strongest attack against its reference)."""
+def measure_entries(runs: list[Outcome], measures: dict, verdicts: dict[str, str]) -> list[dict]:
+    """Every measure with its runs' status and time, and for a risk measure its own verdict (`verdicts`,
+    by name: `verdict.measure_verdicts`)."""
     entries = []
     for name, (measure, settings) in measures.items():
         own = [r for r in runs if r.measure_name == name]
         statuses = {r.status for r in own}
         status = "ok" if "ok" in statuses else ("failed" if "failed" in statuses else "skipped")
-        verdict = None
-        if measure.risk and len(evidence):
-            mine = risk_table(evidence[evidence["measure"] == name], policy)
-            verdict = mine["verdict"].iloc[0] if len(mine) else None
+        verdict = verdicts.get(name) if measure.risk else None
         # What a size cap changed (a seeded sample of a large file; the interval is the sample's).
         notes = [r.summary.get("subsample_note") for r in own if r.status == "ok"]
         entries.append({
@@ -168,12 +159,13 @@ REFITTED = ("With the generator in hand ({name}), the membership verdict also re
             "is not measured")
 
 
-def release_entry(entries: list[dict], policy: Policy, n_train: int, refitted: tuple[str, list[str]] | None = None) -> dict:
-    """The audit's answer to "does this audit support releasing this file?" (yes / no / inconclusive),
-    with the sentence the page and the command line open with, and how often the audit as it ships
-    answered no in its pre-registered calibration (`calibration`; None under another policy; with
-    `refitted`, (the generator in hand, the titles of the attacks that refitted it), what they change)."""
-    answer = release_answer({e["risk"]: e["level"] for e in entries})
+def release_entry(entries: list[dict], answer: str, policy: Policy, calibration: str | None = None,
+                  refitted: tuple[str, list[str]] | None = None) -> dict:
+    """The audit's `answer` to "does this audit support releasing this file?" (yes / no / inconclusive;
+    `verdict.release_answer`), with the sentence the page and the command line open with, and how often
+    the audit as it ships answered no in its pre-registered calibration (`calibration`:
+    `calibrated_power.release_statement`, None under another policy; with `refitted`, (the generator in
+    hand, the titles of the attacks that refitted it), what they change)."""
     at_risk = [e["label"] for e in entries if e["level"] == LEVELS["at_risk"]]
     open_ = [e["label"] for e in entries if e["level"] != LEVELS["below"] and e["level"] != LEVELS["at_risk"]]
     # a false "no" and a false "yes" are each at most alpha per audit (synthrisk.measures.policy)
@@ -187,7 +179,7 @@ def release_entry(entries: list[dict], policy: Policy, n_train: int, refitted: t
     sentence = f"Does this audit support releasing this file? {answer.capitalize()}: {why} ({level})."
     return {"answer": answer, "sentence": sentence, "alpha": policy.alpha,
             "audit_revision": calibrated_power.AUDIT_REVISION,
-            "calibration": _with_refits(calibrated_power.release_statement(n_train, policy), refitted)}
+            "calibration": _with_refits(calibration, refitted)}
 
 
 def _with_refits(statement: str | None, refitted) -> str | None:
@@ -206,14 +198,23 @@ def refitting_attacks(runs: list[Outcome], generator) -> tuple[str, list[str]] |
 
 def build(data, runs: list[Outcome], measures: dict, found, seconds: float, policy: Policy | None = None,
           generator=None) -> dict:
-    """The audit's JSON from its runs and their `run.Summary` (`found`); `generator`: the generator in
+    """The audit's JSON from its runs and their `summary.Summary` (`found`); `generator`: the generator in
     hand, when the audit refitted it."""
     from ..versions import library_versions
 
-    tables, evidence = found.tables, found.evidence
+    policy = policy or Policy()
     files = {k: (str(v) if v else None) for k, v in data.files.items()}
-    entries = risk_entries(found.risks, runs, measures, data, found.outcomes, policy, found.people)
-    return finite_or_null({
+    # what the audit as it ships detected in its pre-registered calibration, at the nearest calibrated size
+    n_train = len(data.members)
+    power = {risk: calibrated_power.quote(risk, n_train, policy) for risk in RISKS}
+    calibration = calibrated_power.release_statement(n_train, policy)
+    entries = risk_entries(found.risks, found.exposed, runs, measures, data, power)
+    criteria = criteria_entries(entries)
+    release = release_entry(entries, found.answer, policy, calibration, refitting_attacks(runs, generator))
+    measured = measure_entries(runs, measures, found.verdicts)
+    evidence = _row(found.evidence.drop(columns=["dataset", "generator"]))
+    utility = utility_entry(found.tables, measures)
+    document = {
         "inputs": {**files, "schema": data.schema_path or (None if data.inferred_yaml else data.schema.origin),
                    "schema_inferred": data.inferred_yaml is not None,
                    "n_train": len(data.members), "n_holdout": len(data.holdout), "n_synthetic": len(data.synthetic),
@@ -223,13 +224,14 @@ def build(data, runs: list[Outcome], measures: dict, found, seconds: float, poli
                    "normalised": list(data.normalised), "unknown_levels": list(data.unknown_levels)},
         "schema": data.schema.to_dict(),
         "seed": SEED,
-        "policy": {**(policy or Policy()).to_dict(), "statement": (policy or Policy()).statement()},
+        "policy": {**policy.to_dict(), "statement": policy.statement()},
         "risks": entries,
-        "criteria": criteria_entries(entries),
-        "release": release_entry(entries, policy or Policy(), len(data.members), refitting_attacks(runs, generator)),
-        "utility": utility_entry(tables, measures),
-        "measures": measure_entries(runs, measures, evidence, policy),
-        "evidence": _row(evidence.drop(columns=["dataset", "generator"])),
+        "criteria": criteria,
+        "release": release,
+        "utility": utility,
+        "measures": measured,
+        "evidence": evidence,
         "seconds": round(seconds, 1),
         "versions": library_versions(PACKAGES),
-    })
+    }
+    return finite_or_null(document)

@@ -1,21 +1,15 @@
-"""Every built-in measure on one release, through the measure interface the workflow uses: each
-run goes through the shared failure path (`compute_unit`: not applicable -> skipped with the
-reason, an exception -> failed with the error, the others go on), each measure's own `tabulate`
-turns its runs into tables, and `synthrisk.measures.verdict` reads every attack against its
-reference; all of it in memory. With one release and one seed an attack beats its reference when
-its own test says so on this release."""
+"""Every built-in measure on one release, through the measure interface the workflow uses, in
+memory: each run goes through the shared failure path (`compute_unit`: not applicable -> skipped
+with the reason, an exception -> failed with the error, the others go on). What the runs add up
+to is `summary`'s."""
 
 from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import NamedTuple
-
-import pandas as pd
 
 from ..measures import MeasureInput, registered_measures
 from ..measures.runner import Outcome, plan_runs, run_units
-from ..measures.verdict import collect_evidence, risk_table
 from .inputs import AuditInput
 
 #: the seed of every random draw of the audit (attack sets, permutations, model fits): the same
@@ -112,38 +106,3 @@ def run_measures(data: AuditInput, measures: dict, bar: bool | None = None, say=
                              announce=steps.announce)
         finally:
             fits.close()
-
-
-def tabulate(runs: list[Outcome], measures: dict) -> dict[str, pd.DataFrame]:
-    """Every measure's tables (its own `tabulate` of its runs' summaries), one mapping of table name
-    to frame (the measures' table names are distinct)."""
-    tables: dict[str, pd.DataFrame] = {}
-    for name, (measure, settings) in measures.items():
-        summaries = [r.summary for r in runs if r.measure_name == name]
-        if summaries:
-            tables.update(measure.tabulate(summaries, settings))
-    return tables
-
-
-class Summary(NamedTuple):
-    """What the audit's runs add up to: the measures' tables, every attack's evidence row, the risk
-    table (one verdict per risk), what every attack did to each member (`named.all_outcomes`) and
-    the people the per-person evidence names (`named.named_people`)."""
-
-    tables: dict
-    evidence: pd.DataFrame
-    risks: pd.DataFrame
-    outcomes: pd.DataFrame
-    people: pd.DataFrame
-
-
-def summarise(runs: list[Outcome], measures: dict, policy=None) -> Summary:
-    """The runs' `Summary`; the members the per-person evidence names count under every risk whose
-    attack got them right (`named`)."""
-    from .named import all_outcomes, with_named
-
-    tables = tabulate(runs, measures)
-    summarised = {name: m for name, (m, _) in measures.items() if any(r.measure_name == name for r in runs)}
-    outcomes = all_outcomes(runs)
-    evidence, people = with_named(collect_evidence(summarised, tables), outcomes, measures)
-    return Summary(tables, evidence, risk_table(evidence, policy), outcomes, people)

@@ -177,6 +177,7 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
     from ..measures.verdict import decisions
     from ..release_audit import run as audit_run
     from ..release_audit.inputs import read_inputs
+    from ..release_audit.summary import summarise
 
     with tempfile.TemporaryDirectory(prefix="synthrisk-calibration-") as tmp:
         folder = Path(tmp)
@@ -198,7 +199,7 @@ def audit_frames(members: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.Dat
 
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             runs = audit_run.run_measures(data, chosen, bar=False)
-            found = audit_run.summarise(runs, chosen, policy)
+            found = summarise(runs, chosen, data, policy)
         return found.risks, decisions(found.evidence, policy), data
 
 

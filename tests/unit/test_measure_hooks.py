@@ -94,7 +94,8 @@ def test_a_plugin_measures_own_hooks_reach_the_audit_risk_entry(members, tmp_pat
     runs = [outcome(echo, "a", records.assign(echoed=False), tmp_path), outcome(echo, "b", records, tmp_path)]
     runs[0] = dataclasses.replace(runs[0], outcomes=runs[0].outcomes.assign(attack="echo b"))
     data = SimpleNamespace(members=frame, schema=schema, checks={"same_population": {"differs": False}})
-    entry = next(e for e in risk_entries(risks, runs, {"echo": (echo, echo.Settings())}, data, named.all_outcomes(runs))
+    exposed = named.exposed(risks, named.all_outcomes(runs), pd.DataFrame(columns=named.PERSON), frame, schema)
+    entry = next(e for e in risk_entries(risks, exposed, runs, {"echo": (echo, echo.Settings())}, data)
                  if e["risk"] == "membership")
     assert entry["meaning"].startswith("The echo attack repeats 40% of the training records word for word. ")
     assert "the release is at risk of membership inference" in entry["meaning"]
@@ -105,7 +106,7 @@ def test_a_plugin_measures_own_hooks_reach_the_audit_risk_entry(members, tmp_pat
     # A membership attack reads the members against the holdout by default: another population
     # makes its verdict unreliable.
     data.checks = {"same_population": {"differs": True, "auc": 0.9, "p_value": 0.001}}
-    entry = next(e for e in risk_entries(risks, runs, {"echo": (echo, echo.Settings())}, data, named.all_outcomes(runs))
+    entry = next(e for e in risk_entries(risks, exposed, runs, {"echo": (echo, echo.Settings())}, data)
                  if e["risk"] == "membership")
     assert entry["unreliable"] and "(unreliable:" in entry["verdict"]
 
@@ -115,7 +116,7 @@ def test_a_plugin_without_hooks_gets_the_generic_sentence_and_no_subgroups(membe
     row = risk_table(evidence("plain", "singling_out", "plain query", 0.30, 0.0, 0.02, 1e-9)).iloc[0].to_dict()
     plain = Plain()
     assert explain.meaning(row, plain).startswith("plain query: echo rate 0.3 against its reference 0. ")
-    assert explain.subgroups(named.outcomes_of(row, named.all_outcomes([])), frame, schema) == []
+    assert named.subgroups(named.outcomes_of(row, named.all_outcomes([])), frame, schema) == []
     # no unit, and a singling-out attack that says nothing of the holdout does not read it
     assert row["unit"] == "" and not row["reads_holdout"]
 
