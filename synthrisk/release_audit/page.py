@@ -50,7 +50,7 @@ def figures(runs: list, measures: dict, found) -> dict[str, bytes]:
             if summaries:
                 measure.draw(summaries, found.tables, folder, settings)
         if len(found.evidence):
-            plot_evidence(found.evidence, {RELEASE: {}}, DATASET, folder / f"risk_evidence_{DATASET}.png")
+            plot_evidence(found.evidence, {RELEASE: {}}, DATASET, folder / f"risk_evidence_{DATASET}.png", found.policy)
     return drawn
 
 

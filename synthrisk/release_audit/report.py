@@ -198,8 +198,9 @@ def refitting_attacks(runs: list[Outcome], generator) -> tuple[str, list[str]] |
 
 def build(data, runs: list[Outcome], measures: dict, found, seconds: float, policy: Policy | None = None,
           generator=None) -> dict:
-    """The audit's JSON from its runs and their `summary.Summary` (`found`); `generator`: the generator in
-    hand, when the audit refitted it."""
+    """The audit's JSON from its runs and their `summary.Summary` (`found`); `seconds`: since the audit
+    started (its page, drawn after the JSON, is not counted); `generator`: the generator in hand, when
+    the audit refitted it."""
     from ..versions import library_versions
 
     policy = policy or Policy()
