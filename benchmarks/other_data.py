@@ -9,9 +9,11 @@ replacement, and two releases are audited:
 - `copies_0.1`: 10 % of the members copied verbatim among population records (`N` in all).
 Each is audited by `synthrisk.audit` with its defaults, as a steward without a schema runs it (the
 schema inferred from the members, `sensitive` named), and the rows record per risk its level,
-effect and one-sided bounds, and per release the answer, how many copied and how many other
-members were named, and how many members have an exact twin among the holdout records (a copy of
-such a record tells little about who was a member).
+effect and one-sided bounds, and per release the answer, the members named (membership) in three
+kinds: copied, not copied but with their exact record in the release (an identical member's copy,
+or a population record: the release does publish their record), and the others, and how many
+members have an exact twin among the holdout records (a copy of such a record tells little about
+who was a member).
 
 The size of the study is fixed here before any run (`DATASETS`, `SPLITS`, `N`, `SEED`) and never
 grown; each finished split is appended to `benchmarks/calibration/other_data.csv.gz` (a rerun skips
@@ -72,17 +74,20 @@ def run_job(job: dict, where: str) -> list[dict]:
     twins = int(members.merge(holdout.drop_duplicates(), how="inner").shape[0])
     rows = []
     for release, synthetic in releases.items():
+        # which members' exact records the release holds, by position (a left merge keeps the order)
+        held = members.merge(synthetic.drop_duplicates(), how="left", indicator=True)["_merge"].eq("both").to_numpy()
         start = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), discarded():
             result = synthrisk.audit(members, synthetic, holdout, sensitive=[DATASETS[dataset]])
         seconds = round(time.perf_counter() - start, 1)
         named = set(result.identified.loc[result.identified["risk"] == "membership", "row_id"].astype(int))
         truly = named & set(copied.tolist()) if release != "population" else set()
+        twin = {i for i in named - truly if held[i]}
         for risk in result.risks.itertuples():
             rows.append({"dataset": dataset, "split": split, "release": release, "risk": risk.risk,
                          "level": risk.level, "effect": risk.effect, "effect_low": risk.effect_low,
                          "effect_high": risk.effect_high, "answer": result.answer,
-                         "named_copied": len(truly), "named_other": len(named - truly),
+                         "named_copied": len(truly), "named_twin": len(twin), "named_other": len(named - truly - twin),
                          "members_with_twin": twins, "seconds": seconds, "commit": where})
     return rows
 
@@ -106,8 +111,9 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
             "membership at risk / inconclusive / below": " / ".join(
                 str(int(levels.get(lv, 0))) for lv in (LEVELS["at_risk"], LEVELS["inconclusive"], LEVELS["below"])),
             "membership effect (range)": f"{membership['effect'].min():.3f}–{membership['effect'].max():.3f}",
-            "copied members named (median of 150)": (f"{audits['named_copied'].median():.0f}"
+            f"copied members named (median of {int(SHARE * N)})": (f"{audits['named_copied'].median():.0f}"
                                                     if release != "population" else "–"),
+            "members named, record in the release but not copied (total)": int(audits["named_twin"].sum()),
             "other members named (total)": int(audits["named_other"].sum())})
     return pd.DataFrame(out)
 
