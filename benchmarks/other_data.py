@@ -35,7 +35,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from resumable import commit, run_jobs
 
 HERE = Path(__file__).resolve().parent
 RUNS = HERE / "calibration" / "other_data.csv.gz"
@@ -105,7 +104,7 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
         levels = membership["level"].value_counts()
         out.append({
             "dataset": dataset, "release": release, "splits": f"{len(audits)} of {SPLITS}",
-            "members with an exact twin in the holdout (median)": f"{audits['members_with_twin'].median():.0f} of {N}",
+            "members with an exact twin in the holdout (median)": f"{audits['members_with_twin'].median():.0f} of {N:,}",
             "answer no / inconclusive / yes": " / ".join(str(int(answers.get(a, 0)))
                                                           for a in (ANSWERS["no"], ANSWERS["inconclusive"], ANSWERS["yes"])),
             "membership at risk / inconclusive / below": " / ".join(
@@ -131,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--summarise", action="store_true", help="only rewrite the table from the runs file")
     args = parser.parse_args(argv)
     if not args.summarise:
+        from resumable import commit, run_jobs
+
         where = commit(HERE.parent)
         jobs = [{"dataset": d, "split": s} for d in DATASETS for s in range(SPLITS)]
         run_jobs(jobs, lambda job: run_job(job, where), RUNS, args.worker, args.workers)

@@ -222,3 +222,15 @@ def test_the_generator_in_hand_studies_regenerate_from_their_runs():
     assert red.table_text(runs) == red.TABLE.read_text()
     assert runs.empty or set(runs["generator"]) <= set(red.PLAN_OF)
     assert runs.empty or all(split < red.PLAN_OF[n].splits for n, split in zip(runs["generator"], runs["split"]))
+
+
+def test_the_audit_on_other_real_data_regenerates_from_its_runs():
+    """`benchmarks/other_data.py` (the audit on statsmodels' fair and randhie): its table is its
+    committed runs summarised, within the size fixed in the script, and a copy release names only
+    members (its `named_copied` never exceeds the copies)."""
+    other = _benchmark("other_data")
+    runs = pd.read_csv(other.RUNS)
+    assert other.markdown(other.summarise(runs)) == other.TABLE.read_text()
+    assert runs["split"].max() < other.SPLITS and set(runs["dataset"]) <= set(other.DATASETS)
+    assert runs["named_copied"].le(int(other.SHARE * other.N)).all()
+    assert runs.loc[runs["release"] == "population", "named_copied"].eq(0).all()
