@@ -97,3 +97,33 @@ class Dcr(Measure):
         return (f"Distance to closest record: {pct(value)} of the synthetic records lie closer to a training record "
                 f"than to any holdout record{interval(row)}; a generator that does not copy its training records "
                 f"gives {pct(reference)} (both compared on equally many records).")
+
+    def reported(self, summaries):
+        """DCR's numbers as SDMetrics and SynthEval read them, each beside its holdout reference: the
+        share of synthetic records closer to a member, the synthetic records that equal a real record
+        exactly (members' against the holdout's), and the median distance to the closest record."""
+        ok = [s for s in summaries if s.get("status") == "ok"]
+        if not ok:
+            return None
+        rows = []
+        for s in ok:
+            seed = {"seed": s["seed"]} if len(ok) > 1 else {}
+            n = s["n_synthetic"]
+            rows += [
+                {**seed, "reading": "synthetic records closer to a member than to any holdout record",
+                 "release": f"{pct(s['share_closer_to_member'])} ({pct(s['share_interval']['low'])}–"
+                            f"{pct(s['share_interval']['high'])})",
+                 "reference": f"{pct(0.5)} (as close to unseen records as to members)", "p-value": s["p_value_one_sided"]},
+                {**seed, "reading": "synthetic records equal to a real record",
+                 "release": f"{s['exact_copies_member']:,} of {n:,} equal a member ({pct(s['exact_copies_member_share'])})",
+                 "reference": f"{s['exact_copies_holdout']:,} equal a holdout record "
+                              f"({pct(s['exact_copies_holdout_share'])})", "p-value": None},
+                {**seed, "reading": "median distance to the closest record (Gower)",
+                 "release": f"{s['dcr_member']['median']:.4f} to the members",
+                 "reference": f"{s['dcr_holdout']['median']:.4f} to the holdout", "p-value": None}]
+        return {"caption": "Distance to closest record: the release's distances to the members beside its "
+                           "distances to the holdout records",
+                "rows": rows,
+                "notes": ["Members and holdout records are compared on equally many records. Where many people share "
+                          "one record, the release equals holdout records as well: only the excess over the holdout "
+                          "says that members were copied."]}

@@ -46,8 +46,8 @@ class Audit:
       person (the score and p-value are its), empty where the attack names them itself;
     - `measures`: one row per measure (`MEASURE_COLUMNS`): whether it ran (ok / skipped / failed, with
       the reason), its own verdict, what a size cap changed, its seconds, and its own numbers as its
-      field reads them (`reported`: synthpop's repU and DiSCO; the shadow models' targets; the
-      per-person evidence's two tests beside their references);
+      field reads them (`reported`: synthpop's repU and DiSCO; DCR's readings beside the holdout's;
+      the shadow models' targets; the per-person evidence's two tests beside their references);
     - `evidence`: every attack against its reference (one row per attack), the rows the verdicts are
       read from (`synthrisk.measures.base.EVIDENCE_COLUMNS`);
     - `utility`: column shapes, pair trends and train-on-synthetic/test-on-real efficacy (None

@@ -77,6 +77,15 @@ def test_identity_copies_are_closer_to_members(adult_parts, adult_schema):
     assert set(records.nearest_member) <= set(adult_parts["train"].row_id)
     assert out["subsampled"] is None and out["n_compared"] == 2000
 
+    # the page's table: each reading beside its holdout reference
+    from synthrisk.measures.dcr import Dcr
+
+    closer, copies, median = Dcr().reported([{**out, "status": "ok", "seed": 0}])["rows"]
+    assert closer["p-value"] == out["p_value_one_sided"] and closer["reference"].startswith("50.0%")
+    assert copies["release"].startswith(f"{len(syn):,} of {len(syn):,} equal a member (100.0%)")
+    assert copies["reference"].startswith(f"{out['exact_copies_holdout']:,} equal a holdout record")
+    assert median["release"] == "0.0000 to the members" and "seed" not in median
+    assert Dcr().reported([{"status": "failed"}]) is None
 
 def test_independent_is_at_one_half(adult_parts, adult_schema):
     syn = synthetic_from(adult_parts, adult_schema, "independent")
