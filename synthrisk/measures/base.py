@@ -130,6 +130,13 @@ def hit_outcomes(records: pd.DataFrame, column: str, attack: str) -> pd.DataFram
     return member_outcomes(attack, part["row_id"], part[column].astype(bool))
 
 
+def reported_runs(summaries: list[dict]) -> list[tuple[dict, dict]]:
+    """The ok runs' summaries that a measure's `reported` reads, each with the key its rows carry:
+    {"seed": seed} when several seeds ran, {} when one did (the page then needs no seed column)."""
+    ok = [s for s in summaries if s.get("status") == "ok"]
+    return [(s, {"seed": s["seed"]} if len(ok) > 1 else {}) for s in ok]
+
+
 def no_outcomes() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in zip(OUTCOME_COLUMNS, OUTCOME_TYPES)})
 

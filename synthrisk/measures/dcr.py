@@ -16,7 +16,7 @@ import pandas as pd
 from ..dcr.core import DEFAULT_MAX_SYNTHETIC, DEFAULT_PERMUTATIONS
 from ..settings import setting
 from . import tabulate
-from .base import Measure, MeasureResult, NotApplicable, WorkflowOutputs
+from .base import Measure, MeasureResult, NotApplicable, WorkflowOutputs, reported_runs
 from .registry import register_measure
 from .wording import interval, pct
 
@@ -102,12 +102,11 @@ class Dcr(Measure):
         """DCR's numbers as SDMetrics and SynthEval read them, each beside its holdout reference: the
         share of synthetic records closer to a member, the synthetic records that equal a real record
         exactly (members' against the holdout's), and the median distance to the closest record."""
-        ok = [s for s in summaries if s.get("status") == "ok"]
-        if not ok:
+        runs = reported_runs(summaries)
+        if not runs:
             return None
         rows = []
-        for s in ok:
-            seed = {"seed": s["seed"]} if len(ok) > 1 else {}
+        for s, seed in runs:
             n = s["n_synthetic"]
             rows += [
                 {**seed, "reading": "synthetic records closer to a member than to any holdout record",

@@ -44,7 +44,7 @@ from ..errors import SynthriskError
 from ..settings import setting
 from ..stats.proportions import MEMBER_EXCESS_TEST, member_excess_test
 from . import tabulate
-from .base import Measure, MeasureResult, NotApplicable, WorkflowOutputs, hit_outcomes
+from .base import Measure, MeasureResult, NotApplicable, WorkflowOutputs, hit_outcomes, reported_runs
 from .registry import register_measure
 from .wording import interval, pct
 
@@ -183,13 +183,13 @@ class _Synthpop(Measure):
         """synthpop's numbers on the training records (as synthpop prints them) and on the holdout, the
         member excess with its interval and test, and notes stating the keys, groups, filters and the
         checks synthpop flags."""
-        ok = [s for s in summaries if s.get("status") == "ok"]
-        if not ok:
+        runs = reported_runs(summaries)
+        if not runs:
             return None
         rows, notes = [], []
-        for summary in ok:
+        for summary, seed in runs:
             for a in summary["attacks"]:
-                rows.append({**({"seed": summary["seed"]} if len(ok) > 1 else {}), "measure": self.headline,
+                rows.append({**seed, "measure": self.headline,
                              "target": a["target"] or "",
                              **{f"{name} on training records (%)": a["synthpop"][name] for name in self.shown},
                              f"{self.headline} on holdout records (%)": a["holdout"][self.headline],

@@ -18,7 +18,7 @@ import pandas as pd
 from ..mia.rare_copies import RARE_SHARE
 from ..settings import setting
 from . import tabulate
-from .base import Measure, MeasureResult, NotApplicable, member_outcomes
+from .base import Measure, MeasureResult, NotApplicable, member_outcomes, reported_runs
 from .registry import register_measure
 from .wording import interval, pct
 
@@ -125,12 +125,11 @@ class Exposure(Measure):
         """How each test of the per-person evidence read the release, with its reference beside it:
         Benjamini-Hochberg (members scored against the holdout, the fewest it can name) and the
         rare-copies test (the rare records' exact copies, members against the holdout's)."""
-        ok = [s for s in summaries if s.get("status") == "ok"]
-        if not ok:
+        runs = reported_runs(summaries)
+        if not runs:
             return None
         rows = []
-        for summary in ok:
-            seed = {"seed": summary["seed"]} if len(ok) > 1 else {}
+        for summary, seed in runs:
             rows.append({**seed, "test": "Benjamini-Hochberg on conformal p-values",
                          "records read": f"{summary['n_members']:,} members against {summary['n_calibration']:,} "
                                          "holdout records",
