@@ -34,12 +34,11 @@ the members named a release does not hold (benchmarks/shipped_calibration.py, `n
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
 from ..data.split import ROW_ID
 from ..data.subgroups import OTHER, attribute_risk
+from ..io import finite_or_null
 from ..measures.base import OUTCOME_COLUMNS, no_outcomes
 from ..measures.runner import Outcome
 
@@ -186,7 +185,7 @@ def exposed(risks: pd.DataFrame, outcomes: pd.DataFrame, people: pd.DataFrame, m
     does neither would rank noise."""
     found = {}
     for row in risks.to_dict("records"):
-        row = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
+        row = finite_or_null(row)
         shown = bool(row["beats"]) or bool(row.get("n_identified"))
         mine = outcomes_of(row, outcomes)
         found[row["risk"]] = {"identified": identified(row, outcomes, people),

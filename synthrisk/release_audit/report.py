@@ -207,7 +207,7 @@ def build(data, runs: list[Outcome], measures: dict, found, seconds: float, poli
     files = {k: (str(v) if v else None) for k, v in data.files.items()}
     # what the audit as it ships detected in its pre-registered calibration, at the nearest calibrated size
     n_train = len(data.members)
-    power = {risk: calibrated_power.quote(risk, n_train, policy) for risk in RISKS}
+    power = {risk: calibrated_power.quote(risk, n_train, policy) for risk in found.risks["risk"]}
     calibration = calibrated_power.release_statement(n_train, policy)
     entries = risk_entries(found.risks, found.exposed, runs, measures, data, power)
     criteria = criteria_entries(entries)
